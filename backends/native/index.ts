@@ -1,0 +1,222 @@
+// The native backend: wdgate launches Chromium itself with --remote-debugging-pipe and drives
+// it over CDP through puppeteer-core.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import puppeteer from 'puppeteer-core';
+import type { Backend, BackendEnvironment, DrivenBrowser, LaunchSpec, MatchResult } from '../backend.ts';
+import { matchStandardCapabilities } from '../../src/webdriver/capabilities.ts';
+import { error } from '../../src/webdriver/errors.ts';
+import { NativeBrowser } from './browser.ts';
+import { PROFILE_PREFIX, killGroup, register, unregister } from './processes.ts';
+
+export interface NativeOptions {
+  /** The Chromium used when capabilities name none. */
+  binary: string;
+  /** The only executables capabilities may ask for (never an arbitrary path: that is RCE). */
+  allowedBinaries: string[];
+}
+
+/** Flags Chromium needs on these machines (root, no display server, no outside network). */
+const BASE_ARGS = [
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--no-first-run',
+  '--no-default-browser-check',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-back-forward-cache',
+  '--window-size=1280,800',
+];
+
+/** Flags that would take the browser out of the gateway's hands. */
+const RESERVED_ARGS = /^--(remote-debugging-(port|pipe|address)|user-data-dir)(=|$)/;
+
+/** `--debug-process=<name>` → the Chromium switch that makes that process wait for a debugger. */
+export const DEBUG_PROCESS_SWITCHES: Record<string, string> = {
+  renderer: '--renderer-startup-dialog',
+  gpu: '--gpu-startup-dialog',
+  utility: '--utility-startup-dialog',
+};
+
+interface NativeLaunchSpec extends LaunchSpec {
+  binary: string;
+  args: string[];
+  headless: boolean;
+}
+
+const execFileAsync = promisify(execFile);
+
+async function probeVersion(binary: string): Promise<string | undefined> {
+  try {
+    const { stdout } = await execFileAsync(binary, ['--version'], { timeout: 10_000 });
+    return /(\d+\.\d+\.\d+\.\d+)/.exec(stdout)?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+function stringArray(value: unknown, path: string): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
+    throw error('invalid argument', `${path} must be an array of strings`);
+  }
+  return value;
+}
+
+function vendorObject(caps: Record<string, unknown>, key: string): Record<string, unknown> {
+  const value = caps[key];
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw error('invalid argument', `${key} must be an object`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/** The W3C proxy capability as Chromium switches. */
+function proxyArgs(proxy: Record<string, unknown> | undefined): string[] {
+  if (!proxy) return [];
+  switch (proxy.proxyType) {
+    case 'direct':
+      return ['--no-proxy-server'];
+    case 'autodetect':
+      return ['--proxy-auto-detect'];
+    case 'pac':
+      return [`--proxy-pac-url=${proxy.proxyAutoconfigUrl}`];
+    case 'manual': {
+      const rules: string[] = [];
+      if (proxy.httpProxy) rules.push(`http=${proxy.httpProxy}`);
+      if (proxy.sslProxy) rules.push(`https=${proxy.sslProxy}`);
+      if (proxy.ftpProxy) rules.push(`ftp=${proxy.ftpProxy}`);
+      if (proxy.socksProxy) rules.push(`socks=socks${proxy.socksVersion ?? 5}://${proxy.socksProxy}`);
+      const out = rules.length ? [`--proxy-server=${rules.join(';')}`] : [];
+      if (Array.isArray(proxy.noProxy) && proxy.noProxy.length) out.push(`--proxy-bypass-list=${proxy.noProxy.join(';')}`);
+      return out;
+    }
+    default:
+      return []; // system: Chromium's own default
+  }
+}
+
+export async function createNativeBackend(options: NativeOptions): Promise<Backend> {
+  const versions = new Map<string, string>();
+  for (const binary of new Set([options.binary, ...options.allowedBinaries])) {
+    const version = await probeVersion(binary);
+    if (version) versions.set(binary, version);
+  }
+
+  return {
+    name: 'native',
+
+    match(caps, env): MatchResult<LaunchSpec> {
+      const wdgate = vendorObject(caps, 'wdgate:options');
+      const goog = vendorObject(caps, 'goog:chromeOptions');
+      if (wdgate.backend !== undefined && wdgate.backend !== 'native') {
+        return { ok: false, reason: `wdgate:options.backend ${JSON.stringify(wdgate.backend)} is not served by the native backend` };
+      }
+      const requested = wdgate.binary ?? goog.binary;
+      if (requested !== undefined && typeof requested !== 'string') {
+        throw error('invalid argument', 'the browser binary must be a string');
+      }
+      const binary = requested ?? options.binary;
+      if (!options.allowedBinaries.includes(binary) && binary !== options.binary) {
+        return { ok: false, reason: `browser binary ${JSON.stringify(binary)} is not allowed (allowed: ${options.allowedBinaries.join(', ')})` };
+      }
+      const version = versions.get(binary);
+      if (!version) return { ok: false, reason: `browser binary ${binary} is not installed` };
+
+      const reason = matchStandardCapabilities(caps, {
+        browserNames: ['chrome', 'chromium'],
+        browserVersion: version,
+        platformName: 'linux',
+        acceptInsecureCerts: true,
+        setWindowRect: true,
+      });
+      if (reason) return { ok: false, reason };
+
+      const userArgs = [...stringArray(goog.args, 'goog:chromeOptions.args'), ...stringArray(wdgate.args, 'wdgate:options.args')];
+      const reserved = userArgs.find((a) => RESERVED_ARGS.test(a));
+      if (reserved) return { ok: false, reason: `browser argument ${reserved} is reserved: wdgate owns the profile and the debugging pipe` };
+      const headless = env.headless || userArgs.some((a) => /^--headless(=|$)/.test(a));
+      if (!headless && !env.hasDisplay) {
+        return {
+          ok: false,
+          reason: 'no display is available for a headful browser: start wdgate with --headless (or pass --headless=new in goog:chromeOptions.args)',
+        };
+      }
+      const args = [...new Set(userArgs.filter((a) => !/^--headless(=|$)/.test(a)))].sort();
+      const acceptInsecureCerts = caps.acceptInsecureCerts === true;
+      const proxy = proxyArgs(caps.proxy as Record<string, unknown> | undefined);
+      const spec: NativeLaunchSpec = {
+        backend: 'native',
+        key: JSON.stringify({ backend: 'native', binary, args, headless, acceptInsecureCerts, proxy }),
+        browserName: 'chrome',
+        browserVersion: version,
+        binary,
+        args: [...args, ...proxy],
+        headless,
+        acceptInsecureCerts,
+        vendorCapabilities: {
+          'goog:chromeOptions': { binary, args: userArgs },
+          'wdgate:options': { backend: 'native', binary, args: userArgs, headless },
+        },
+      };
+      return { ok: true, value: spec };
+    },
+
+    async launch(launchSpec: LaunchSpec, env: BackendEnvironment): Promise<DrivenBrowser> {
+      const spec = launchSpec as NativeLaunchSpec;
+      const args = [...BASE_ARGS, ...spec.args];
+      if (process.getuid?.() === 0) args.push('--no-sandbox');
+      if (spec.headless) args.push('--headless=new');
+      if (env.forceCpuPainting) args.push('--disable-gpu-compositing', '--disable-gpu-rasterization');
+      if (env.exposeExperimentalInterfaces) args.push('--enable-experimental-web-platform-features');
+      if (env.debugProcess) args.push(DEBUG_PROCESS_SWITCHES[env.debugProcess]!);
+
+      const profileDir = await mkdtemp(join(env.tempDir, `${PROFILE_PREFIX}${process.pid}-`));
+      const removeProfile = () => rm(profileDir, { recursive: true, force: true, maxRetries: 3 });
+      let browser;
+      try {
+        browser = await puppeteer.launch({
+          executablePath: spec.binary,
+          pipe: true,
+          headless: false, // the switch is in args: puppeteer's own adds flags we do not want
+          userDataDir: profileDir,
+          defaultViewport: null,
+          acceptInsecureCerts: spec.acceptInsecureCerts,
+          args,
+          env: { ...process.env, ...(env.defaultTimeZone && { TZ: env.defaultTimeZone }) },
+          handleSIGINT: false,
+          handleSIGTERM: false,
+          handleSIGHUP: false,
+          timeout: 30_000,
+          protocolTimeout: 24 * 3600_000, // W3C timeouts are enforced above us, per command
+        });
+      } catch (e) {
+        await removeProfile();
+        throw error('session not created', `could not start ${spec.binary}: ${(e as Error).message}`);
+      }
+      const child = browser.process();
+      const pid = child?.pid;
+      if (pid) register(pid, profileDir);
+
+      const exited = child && child.exitCode === null ? new Promise<void>((r) => child.once('exit', () => r())) : Promise.resolve();
+      const onClose = async () => {
+        // Ask nicely, then make sure: the browser and its whole group are gone and reaped.
+        await Promise.race([browser.close().catch(() => {}), new Promise((r) => setTimeout(r, 3000))]);
+        if (pid && child?.exitCode === null) killGroup(pid);
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+        if (pid) unregister(pid);
+        await removeProfile();
+      };
+      try {
+        return await NativeBrowser.create(browser, onClose);
+      } catch (e) {
+        await onClose();
+        throw error('session not created', `browser started but could not be driven: ${(e as Error).message}`);
+      }
+    },
+  };
+}

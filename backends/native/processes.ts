@@ -1,0 +1,79 @@
+// Ownership of browser processes and temporary profiles: whoever launches one records it here,
+// and it is ended (and waited for) when its session or the gateway ends. At start, leftovers of
+// a gateway that died without cleaning up are swept.
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const PROFILE_PREFIX = 'wdgate-profile-';
+
+const live = new Map<number, string>(); // browser pid → its profile dir
+
+export function register(pid: number, profileDir: string): void {
+  live.set(pid, profileDir);
+}
+
+export function unregister(pid: number): void {
+  live.delete(pid);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Kill a browser's whole process group (puppeteer starts it detached, as a group leader). */
+export function killGroup(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/** Last resort on an abrupt exit: synchronous, so it works from process.on('exit'). */
+export function killAllNow(): void {
+  for (const [pid, dir] of live) {
+    killGroup(pid);
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      /* best effort */
+    }
+  }
+  live.clear();
+}
+
+/**
+ * Remove profiles (and kill browsers using them) left by gateways that are no longer running.
+ * A profile's name carries the gateway's pid: `wdgate-profile-<pid>-<random>`.
+ */
+export async function sweepOrphans(tempDir: string): Promise<number> {
+  let swept = 0;
+  const entries = await readdir(tempDir).catch(() => [] as string[]);
+  const dead = entries.filter((name) => {
+    if (!name.startsWith(PROFILE_PREFIX)) return false;
+    const pid = Number(name.slice(PROFILE_PREFIX.length).split('-')[0]);
+    return Number.isInteger(pid) && pid !== process.pid && !isAlive(pid);
+  });
+  if (dead.length === 0) return 0;
+  const deadDirs = dead.map((name) => join(tempDir, name));
+  for (const proc of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(proc)) continue;
+    const cmdline = await readFile(`/proc/${proc}/cmdline`, 'utf8').catch(() => '');
+    if (deadDirs.some((dir) => cmdline.includes(`--user-data-dir=${dir}`))) {
+      killGroup(Number(proc));
+      swept++;
+    }
+  }
+  await Promise.all(deadDirs.map((dir) => rm(dir, { recursive: true, force: true }).catch(() => {})));
+  return swept + deadDirs.length;
+}

@@ -1,0 +1,70 @@
+// Start and stop a whole gateway: backends, the W3C layer, the HTTP edge, and cleanup on exit.
+import { createBackends, killAllNow, sweepOrphans } from '../backends/index.ts';
+import type { Config } from './config.ts';
+import { startServer, uwsImplementation } from './server/http.ts';
+import { Gateway } from './webdriver/gateway.ts';
+
+export interface RunningGateway {
+  port: number;
+  url: string;
+  gateway: Gateway;
+  /** Stop listening and end every session (and its browser). */
+  close(): Promise<void>;
+}
+
+export async function startGateway(config: Config, log: (line: string) => void = console.log): Promise<RunningGateway> {
+  await sweepOrphans(config.tempDir);
+  const backends = await createBackends({ native: config.native });
+  const gateway = new Gateway({
+    backends,
+    maxSessions: config.maxSessions,
+    environment: {
+      headless: config.headless,
+      hasDisplay: Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY),
+      forceCpuPainting: config.forceCpuPainting,
+      exposeExperimentalInterfaces: config.exposeExperimentalInterfaces,
+      debugProcess: config.debugProcess ?? undefined,
+      defaultTimeZone: config.defaultTimeZone ?? undefined,
+      tempDir: config.tempDir,
+    },
+  });
+  const tls = config.certificate ? { certFile: config.certificate, keyFile: config.certificateKey ?? config.certificate } : undefined;
+  const server = await startServer(gateway, {
+    host: config.listenAddress,
+    port: config.port,
+    tls,
+    maxBodyBytes: config.maxBodyBytes,
+  });
+  const scheme = tls ? 'https' : 'http';
+  const url = `${scheme}://${config.listenAddress.includes(':') ? `[${config.listenAddress}]` : config.listenAddress}:${server.port}`;
+  log(
+    `wdgate listening on ${url} backends=${backends.map((b) => b.name).join(',')} uWebSockets.js=${uwsImplementation}` +
+      (config.headless ? ' headless' : ''),
+  );
+  let closing: Promise<void> | undefined;
+  return {
+    port: server.port,
+    url,
+    gateway,
+    close() {
+      closing ??= (async () => {
+        server.close();
+        await gateway.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Make SIGINT/SIGTERM end every session before exiting; kill what is left on any exit. */
+export function installShutdown(running: RunningGateway, log: (line: string) => void = console.error): void {
+  const shutdown = (signal: string) => {
+    log(`wdgate: ${signal}, ending ${running.gateway.sessions.size} session(s)`);
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    void running.close().finally(() => process.exit(0));
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('exit', killAllNow);
+}

@@ -1,0 +1,91 @@
+// Command line → config → start. Nothing else lives here.
+import { parseArgs } from 'node:util';
+import { ConfigError, readConfigFile, resolveConfig, type Config } from './config.ts';
+import { installShutdown, startGateway } from './app.ts';
+import pkg from '../package.json' with { type: 'json' };
+
+const HELP = `wdgate ${pkg.version}: a W3C WebDriver server and gateway
+
+Usage: wdgate [options]
+
+  --port <n>                        port to listen on (default 8000; 0 picks a free one)
+  --listen-address <addr>           address to listen on (default 0.0.0.0; peers that are not
+                                    on loopback are refused until token authentication exists)
+  --headless                        run browsers headless (needed on machines without a display)
+  --certificate <file>              serve HTTPS with this PEM certificate; the PEM file may also
+                                    hold the private key, or name the key with --certificate-key
+  --certificate-key <file>          PEM private key for --certificate
+  --force-cpu-painting              paint on the CPU (no GPU acceleration)
+  --expose-experimental-interfaces  enable experimental web platform features
+  --debug-process=<name>            make a browser process wait for a debugger at start;
+                                    <name> is one of: renderer, gpu, utility
+  --default-time-zone <zone>        IANA time zone for every session (e.g. Europe/Berlin)
+  --max-sessions <n>                sessions at once (default 8)
+  --config <file>                   JSON settings file (keys as in config/default.json)
+  --help                            show this help
+  --version                         show the version
+`;
+
+const OPTIONS = {
+  port: { type: 'string' },
+  'listen-address': { type: 'string' },
+  headless: { type: 'boolean' },
+  certificate: { type: 'string' },
+  'certificate-key': { type: 'string' },
+  'force-cpu-painting': { type: 'boolean' },
+  'expose-experimental-interfaces': { type: 'boolean' },
+  'debug-process': { type: 'string' },
+  'default-time-zone': { type: 'string' },
+  'max-sessions': { type: 'string' },
+  config: { type: 'string' },
+  help: { type: 'boolean' },
+  version: { type: 'boolean' },
+} as const;
+
+function usageError(message: string): never {
+  process.stderr.write(`wdgate: ${message}\nRun wdgate --help for the options.\n`);
+  process.exit(2);
+}
+
+function configFromArgs(argv: string[]): Config {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }));
+  } catch (e) {
+    usageError((e as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(HELP);
+    process.exit(0);
+  }
+  if (values.version) {
+    process.stdout.write(`${pkg.version}\n`);
+    process.exit(0);
+  }
+  try {
+    const file = values.config ? readConfigFile(values.config) : {};
+    return resolveConfig(file, {
+      port: values.port,
+      listenAddress: values['listen-address'],
+      headless: values.headless,
+      certificate: values.certificate,
+      certificateKey: values['certificate-key'],
+      forceCpuPainting: values['force-cpu-painting'],
+      exposeExperimentalInterfaces: values['expose-experimental-interfaces'],
+      debugProcess: values['debug-process'],
+      defaultTimeZone: values['default-time-zone'],
+      maxSessions: values['max-sessions'],
+    });
+  } catch (e) {
+    if (e instanceof ConfigError) usageError(e.message);
+    throw e;
+  }
+}
+
+const config = configFromArgs(process.argv.slice(2));
+try {
+  installShutdown(await startGateway(config));
+} catch (e) {
+  process.stderr.write(`wdgate: ${(e as Error).message}\n`);
+  process.exit(1);
+}

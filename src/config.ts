@@ -1,0 +1,122 @@
+// One schema for every setting: defaults (config/default.json) ← config file (--config) ←
+// command line. Invalid values are startup errors with a clear message (exit code 2).
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { DEBUG_PROCESS_SWITCHES } from '../backends/index.ts';
+import defaults from '../config/default.json' with { type: 'json' };
+
+export interface Config {
+  port: number;
+  listenAddress: string;
+  headless: boolean;
+  certificate: string | null;
+  certificateKey: string | null;
+  forceCpuPainting: boolean;
+  exposeExperimentalInterfaces: boolean;
+  debugProcess: string | null;
+  defaultTimeZone: string | null;
+  maxSessions: number;
+  maxBodyBytes: number;
+  tempDir: string;
+  native: { binary: string; allowedBinaries: string[] };
+}
+
+export class ConfigError extends Error {}
+
+type Check = (value: unknown, name: string) => unknown;
+
+const bool: Check = (v, name) => {
+  if (typeof v !== 'boolean') throw new ConfigError(`${name} must be true or false`);
+  return v;
+};
+const int = (min: number, max: number): Check => (v, name) => {
+  const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
+  if (!Number.isInteger(n) || (n as number) < min || (n as number) > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(v)})`);
+  }
+  return n;
+};
+const str: Check = (v, name) => {
+  if (typeof v !== 'string' || v === '') throw new ConfigError(`${name} must be a non-empty string`);
+  return v;
+};
+const nullable = (inner: Check): Check => (v, name) => (v === null ? null : inner(v, name));
+
+function timeZone(v: unknown, name: string): string {
+  const zone = str(v, name) as string;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+  } catch {
+    throw new ConfigError(`${name} ${JSON.stringify(zone)} is not an IANA time zone name (such as Europe/Berlin)`);
+  }
+  return zone;
+}
+
+function debugProcess(v: unknown, name: string): string {
+  const s = str(v, name) as string;
+  if (!Object.hasOwn(DEBUG_PROCESS_SWITCHES, s)) {
+    throw new ConfigError(`${name} must be one of ${Object.keys(DEBUG_PROCESS_SWITCHES).join(', ')} (got ${JSON.stringify(s)})`);
+  }
+  return s;
+}
+
+function native(v: unknown, name: string): Config['native'] {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ConfigError(`${name} must be an object`);
+  const o = v as Record<string, unknown>;
+  const binary = str(o.binary, `${name}.binary`) as string;
+  const allowed = o.allowedBinaries ?? [binary];
+  if (!Array.isArray(allowed) || !allowed.every((b) => typeof b === 'string')) {
+    throw new ConfigError(`${name}.allowedBinaries must be an array of paths`);
+  }
+  return { binary, allowedBinaries: allowed };
+}
+
+const SCHEMA: Record<keyof Config, Check> = {
+  port: int(0, 65535),
+  listenAddress: str,
+  headless: bool,
+  certificate: nullable(str),
+  certificateKey: nullable(str),
+  forceCpuPainting: bool,
+  exposeExperimentalInterfaces: bool,
+  debugProcess: nullable(debugProcess),
+  defaultTimeZone: nullable(timeZone),
+  maxSessions: int(1, 1000),
+  maxBodyBytes: int(1024, 2 ** 31),
+  tempDir: nullable(str),
+  native,
+};
+
+/** Merge and check layers of settings, later layers winning. */
+export function resolveConfig(...layers: Record<string, unknown>[]): Config {
+  const merged: Record<string, unknown> = { ...defaults };
+  for (const layer of layers) {
+    for (const [key, value] of Object.entries(layer)) {
+      if (!Object.hasOwn(SCHEMA, key)) throw new ConfigError(`unknown setting ${JSON.stringify(key)}`);
+      if (value !== undefined) merged[key] = value;
+    }
+  }
+  const config: Record<string, unknown> = {};
+  for (const [key, check] of Object.entries(SCHEMA)) config[key] = check(merged[key], key);
+  config.tempDir ??= tmpdir();
+  return config as unknown as Config;
+}
+
+export function readConfigFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`cannot read config file ${path}: ${(e as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError(`config file ${path} is not valid JSON: ${(e as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`config file ${path} must hold a JSON object`);
+  }
+  return parsed as Record<string, unknown>;
+}

@@ -1,0 +1,148 @@
+// THE route table of W3C WebDriver classic (spec §6.5 "Endpoints"), as data. The router, the
+// `unknown command` / `unknown method` answers and the README's endpoint list all come from it.
+// A command named here without a handler answers `unsupported operation`.
+
+export type Method = 'GET' | 'POST' | 'DELETE';
+
+export interface Route {
+  method: Method;
+  path: string; // template: `{name}` segments are URL parameters
+  command: string; // the spec's command name, camel-cased
+}
+
+const S = '/session/{sessionId}';
+const E = `${S}/element/{elementId}`;
+
+export const routes: readonly Route[] = [
+  { method: 'POST', path: '/session', command: 'newSession' },
+  { method: 'DELETE', path: S, command: 'deleteSession' },
+  { method: 'GET', path: '/status', command: 'status' },
+  { method: 'GET', path: `${S}/timeouts`, command: 'getTimeouts' },
+  { method: 'POST', path: `${S}/timeouts`, command: 'setTimeouts' },
+  { method: 'POST', path: `${S}/url`, command: 'navigateTo' },
+  { method: 'GET', path: `${S}/url`, command: 'getCurrentUrl' },
+  { method: 'POST', path: `${S}/back`, command: 'back' },
+  { method: 'POST', path: `${S}/forward`, command: 'forward' },
+  { method: 'POST', path: `${S}/refresh`, command: 'refresh' },
+  { method: 'GET', path: `${S}/title`, command: 'getTitle' },
+  { method: 'GET', path: `${S}/window`, command: 'getWindowHandle' },
+  { method: 'DELETE', path: `${S}/window`, command: 'closeWindow' },
+  { method: 'POST', path: `${S}/window`, command: 'switchToWindow' },
+  { method: 'GET', path: `${S}/window/handles`, command: 'getWindowHandles' },
+  { method: 'POST', path: `${S}/window/new`, command: 'newWindow' },
+  { method: 'POST', path: `${S}/frame`, command: 'switchToFrame' },
+  { method: 'POST', path: `${S}/frame/parent`, command: 'switchToParentFrame' },
+  { method: 'GET', path: `${S}/window/rect`, command: 'getWindowRect' },
+  { method: 'POST', path: `${S}/window/rect`, command: 'setWindowRect' },
+  { method: 'POST', path: `${S}/window/maximize`, command: 'maximizeWindow' },
+  { method: 'POST', path: `${S}/window/minimize`, command: 'minimizeWindow' },
+  { method: 'POST', path: `${S}/window/fullscreen`, command: 'fullscreenWindow' },
+  { method: 'GET', path: `${S}/element/active`, command: 'getActiveElement' },
+  { method: 'GET', path: `${E}/shadow`, command: 'getElementShadowRoot' },
+  { method: 'POST', path: `${S}/element`, command: 'findElement' },
+  { method: 'POST', path: `${S}/elements`, command: 'findElements' },
+  { method: 'POST', path: `${E}/element`, command: 'findElementFromElement' },
+  { method: 'POST', path: `${E}/elements`, command: 'findElementsFromElement' },
+  { method: 'POST', path: `${S}/shadow/{shadowId}/element`, command: 'findElementFromShadowRoot' },
+  { method: 'POST', path: `${S}/shadow/{shadowId}/elements`, command: 'findElementsFromShadowRoot' },
+  { method: 'GET', path: `${E}/selected`, command: 'isElementSelected' },
+  { method: 'GET', path: `${E}/attribute/{name}`, command: 'getElementAttribute' },
+  { method: 'GET', path: `${E}/property/{name}`, command: 'getElementProperty' },
+  { method: 'GET', path: `${E}/css/{propertyName}`, command: 'getElementCssValue' },
+  { method: 'GET', path: `${E}/text`, command: 'getElementText' },
+  { method: 'GET', path: `${E}/name`, command: 'getElementTagName' },
+  { method: 'GET', path: `${E}/rect`, command: 'getElementRect' },
+  { method: 'GET', path: `${E}/enabled`, command: 'isElementEnabled' },
+  { method: 'GET', path: `${E}/computedrole`, command: 'getComputedRole' },
+  { method: 'GET', path: `${E}/computedlabel`, command: 'getComputedLabel' },
+  { method: 'POST', path: `${E}/click`, command: 'elementClick' },
+  { method: 'POST', path: `${E}/clear`, command: 'elementClear' },
+  { method: 'POST', path: `${E}/value`, command: 'elementSendKeys' },
+  { method: 'GET', path: `${S}/source`, command: 'getPageSource' },
+  { method: 'POST', path: `${S}/execute/sync`, command: 'executeScript' },
+  { method: 'POST', path: `${S}/execute/async`, command: 'executeAsyncScript' },
+  { method: 'GET', path: `${S}/cookie`, command: 'getAllCookies' },
+  { method: 'GET', path: `${S}/cookie/{name}`, command: 'getNamedCookie' },
+  { method: 'POST', path: `${S}/cookie`, command: 'addCookie' },
+  { method: 'DELETE', path: `${S}/cookie/{name}`, command: 'deleteCookie' },
+  { method: 'DELETE', path: `${S}/cookie`, command: 'deleteAllCookies' },
+  { method: 'POST', path: `${S}/actions`, command: 'performActions' },
+  { method: 'DELETE', path: `${S}/actions`, command: 'releaseActions' },
+  { method: 'POST', path: `${S}/alert/dismiss`, command: 'dismissAlert' },
+  { method: 'POST', path: `${S}/alert/accept`, command: 'acceptAlert' },
+  { method: 'GET', path: `${S}/alert/text`, command: 'getAlertText' },
+  { method: 'POST', path: `${S}/alert/text`, command: 'sendAlertText' },
+  { method: 'GET', path: `${S}/screenshot`, command: 'takeScreenshot' },
+  { method: 'GET', path: `${E}/screenshot`, command: 'takeElementScreenshot' },
+  { method: 'POST', path: `${S}/print`, command: 'printPage' },
+  // Selenium Grid's remote file upload (not W3C; Python Selenium uses it for every file input).
+  { method: 'POST', path: `${S}/se/file`, command: 'uploadFile' },
+];
+
+/** Path prefixes clients may put before the W3C paths (Selenium 3 era clients use /wd/hub). */
+const BASE_PATHS = ['/wd/hub'];
+
+interface Node {
+  literal: Map<string, Node>;
+  param?: { name: string; node: Node };
+  methods: Map<Method, Route>;
+}
+
+function newNode(): Node {
+  return { literal: new Map(), methods: new Map() };
+}
+
+function buildTree(table: readonly Route[]): Node {
+  const root = newNode();
+  for (const route of table) {
+    let node = root;
+    for (const segment of route.path.split('/').slice(1)) {
+      const m = /^\{(\w+)\}$/.exec(segment);
+      if (m) {
+        node.param ??= { name: m[1]!, node: newNode() };
+        node = node.param.node;
+      } else {
+        let next = node.literal.get(segment);
+        if (!next) node.literal.set(segment, (next = newNode()));
+        node = next;
+      }
+    }
+    node.methods.set(route.method, route);
+  }
+  return root;
+}
+
+const tree = buildTree(routes);
+
+export type RouteMatch =
+  | { kind: 'found'; route: Route; urlParams: Record<string, string> }
+  | { kind: 'unknown command' }
+  | { kind: 'unknown method'; allowed: Method[] };
+
+/** Resolve a request path (without query string) and method against the table. */
+export function matchRoute(method: string, rawPath: string): RouteMatch {
+  let path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
+  for (const base of BASE_PATHS) if (path.startsWith(base + '/')) path = path.slice(base.length);
+  let node = tree;
+  const urlParams: Record<string, string> = {};
+  for (const segment of path.split('/').slice(1)) {
+    const next = node.literal.get(segment);
+    if (next) node = next;
+    else if (node.param && segment !== '') {
+      urlParams[node.param.name] = safeDecode(segment);
+      node = node.param.node;
+    } else return { kind: 'unknown command' };
+  }
+  if (node.methods.size === 0) return { kind: 'unknown command' };
+  const route = node.methods.get(method as Method);
+  if (!route) return { kind: 'unknown method', allowed: [...node.methods.keys()] };
+  return { kind: 'found', route, urlParams };
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

@@ -1,0 +1,58 @@
+// Spec §10 "Navigation": Navigate To, Get Current URL, Back, Forward, Refresh, Get Title.
+import type { SessionCommandContext } from './types.ts';
+import { error } from '../errors.ts';
+import { p } from '../params.ts';
+import { sessionCommand } from './types.ts';
+import { Session } from '../session.ts';
+
+/** Navigation commands all reset the current browsing context to the top level. */
+async function topLevelForNavigation(session: Session): Promise<string> {
+  const handle = await session.currentTopLevel();
+  session.frames = [];
+  return handle;
+}
+
+export const navigateTo = sessionCommand({
+  params: p.object({ url: p.string }),
+  async handler({ session }, { url }) {
+    // Spec: "If url is not an absolute URL or is not an absolute URL with fragment, invalid argument".
+    if (!URL.canParse(url)) throw error('invalid argument', `url must be an absolute URL (got ${JSON.stringify(url)})`);
+    const handle = await topLevelForNavigation(session);
+    await session.browser.navigate(handle, url, session.pageLoadStrategy, session.timeouts.pageLoad);
+    return null;
+  },
+});
+
+export const getCurrentUrl = sessionCommand({
+  async handler({ session }) {
+    return session.browser.currentUrl(await session.currentTopLevel());
+  },
+});
+
+function historyCommand(delta: -1 | 1) {
+  return sessionCommand({
+    async handler({ session }: SessionCommandContext) {
+      const handle = await topLevelForNavigation(session);
+      await session.browser.traverseHistory(handle, delta, session.pageLoadStrategy, session.timeouts.pageLoad);
+      return null;
+    },
+  });
+}
+
+export const back = historyCommand(-1);
+export const forward = historyCommand(1);
+
+export const refresh = sessionCommand({
+  async handler({ session }) {
+    const handle = await topLevelForNavigation(session);
+    await session.browser.reload(handle, session.pageLoadStrategy, session.timeouts.pageLoad);
+    return null;
+  },
+});
+
+export const getTitle = sessionCommand({
+  async handler({ session }) {
+    const handle = await session.currentTopLevel();
+    return session.browser.callFunction({ window: handle, frames: [] }, 'function () { return document.title; }', []);
+  },
+});

@@ -1,0 +1,120 @@
+// Spec §7 "Sessions" and §9 "Timeouts": New Session, Delete Session, Status, Get/Set Timeouts.
+import { randomUUID } from 'node:crypto';
+import type { Backend, LaunchSpec, PageLoadStrategy } from '../../../backends/backend.ts';
+import { processCapabilities, resolveTimeouts, type MatchResult, type TimeoutsConfiguration } from '../capabilities.ts';
+import { error } from '../errors.ts';
+import { p, type Parser } from '../params.ts';
+import { Session, type PromptHandlerConfig } from '../session.ts';
+import { globalCommand, sessionCommand } from './types.ts';
+
+const DEFAULT_PROMPT_BEHAVIOR = 'dismiss and notify';
+
+export const newSession = globalCommand({
+  async handler({ gateway }, params: unknown) {
+    if (gateway.closing) throw error('session not created', 'the gateway is shutting down');
+    if (gateway.sessions.size >= gateway.maxSessions) {
+      throw error('session not created', `maximum number of active sessions reached (${gateway.maxSessions})`);
+    }
+    const { capabilities, matched } = processCapabilities(params, (caps) => matchBackends(gateway.backends, caps, gateway.environment));
+    const { backend, spec } = matched;
+    const browser = await backend.launch(spec, gateway.environment);
+    let session: Session;
+    try {
+      const [initialWindow] = await browser.windowHandles();
+      if (!initialWindow) throw error('session not created', 'the browser opened no window');
+      session = new Session({
+        id: randomUUID(),
+        browser,
+        capabilities,
+        timeouts: resolveTimeouts(capabilities),
+        pageLoadStrategy: (capabilities.pageLoadStrategy as PageLoadStrategy | undefined) ?? 'normal',
+        strictFileInteractability: capabilities.strictFileInteractability === true,
+        unhandledPromptBehavior: (capabilities.unhandledPromptBehavior as PromptHandlerConfig | undefined) ?? DEFAULT_PROMPT_BEHAVIOR,
+        initialWindow,
+      });
+    } catch (e) {
+      await browser.close();
+      throw e;
+    }
+    gateway.sessions.add(session);
+    browser.onDisconnected(() => void gateway.sessions.end(session));
+    return {
+      sessionId: session.id,
+      capabilities: {
+        browserName: browser.browserName,
+        browserVersion: browser.browserVersion,
+        platformName: 'linux',
+        acceptInsecureCerts: spec.acceptInsecureCerts,
+        pageLoadStrategy: session.pageLoadStrategy,
+        proxy: capabilities.proxy ?? {},
+        setWindowRect: true,
+        strictFileInteractability: session.strictFileInteractability,
+        timeouts: session.timeouts,
+        unhandledPromptBehavior: session.unhandledPromptBehavior,
+        // webSocketUrl is accepted but not answered until BiDi is served: clients such as
+        // WebdriverIO switch protocols when they see a URL here.
+        ...spec.vendorCapabilities,
+      },
+    };
+  },
+});
+
+function matchBackends(
+  backends: Backend[],
+  caps: Record<string, unknown>,
+  env: Parameters<Backend['match']>[1],
+): MatchResult<{ backend: Backend; spec: LaunchSpec }> {
+  const reasons: string[] = [];
+  for (const backend of backends) {
+    const result = backend.match(caps, env);
+    if (result.ok) return { ok: true, value: { backend, spec: result.value } };
+    reasons.push(backends.length > 1 ? `${backend.name}: ${result.reason}` : result.reason);
+  }
+  return { ok: false, reason: reasons.join('; ') };
+}
+
+export const deleteSession = sessionCommand({
+  async handler({ gateway, session }) {
+    await gateway.sessions.end(session);
+    return null;
+  },
+});
+
+export const status = globalCommand({
+  handler({ gateway }) {
+    const ready = !gateway.closing && gateway.sessions.size < gateway.maxSessions;
+    return {
+      ready,
+      message: gateway.closing
+        ? 'wdgate is shutting down'
+        : ready
+          ? 'wdgate is ready to create a session'
+          : `wdgate is at its limit of ${gateway.maxSessions} sessions`,
+    };
+  },
+});
+
+export const getTimeouts = sessionCommand({
+  handler({ session }): TimeoutsConfiguration {
+    const { script, pageLoad, implicit } = session.timeouts;
+    return { script, pageLoad, implicit };
+  },
+});
+
+const timeoutValue = p.integer(0);
+
+const scriptTimeout: Parser<number | null | undefined> = (v, path) =>
+  v === undefined ? undefined : v === null ? null : timeoutValue(v, path);
+
+export const setTimeouts = sessionCommand({
+  // Spec "JSON deserialize as timeouts configuration": known keys checked, others ignored.
+  params: p.object({ script: scriptTimeout, pageLoad: p.optional(timeoutValue), implicit: p.optional(timeoutValue) }),
+  handler({ session }, { script, pageLoad, implicit }) {
+    const next = { ...session.timeouts };
+    if (script !== undefined) next.script = script;
+    if (pageLoad !== undefined) next.pageLoad = pageLoad;
+    if (implicit !== undefined) next.implicit = implicit;
+    session.timeouts = next;
+    return null;
+  },
+});

@@ -1,0 +1,82 @@
+// The closed set of W3C WebDriver error codes (spec §6.6 "Errors") and their HTTP statuses.
+// Every error the gateway answers with passes through here, once.
+import { NavigationTimeoutError, NoSuchWindowError, ScriptError } from '../../backends/backend.ts';
+
+export const ERROR_STATUS = {
+  'element click intercepted': 400,
+  'element not interactable': 400,
+  'insecure certificate': 400,
+  'invalid argument': 400,
+  'invalid cookie domain': 400,
+  'invalid element state': 400,
+  'invalid selector': 400,
+  'invalid session id': 404,
+  'javascript error': 500,
+  'move target out of bounds': 500,
+  'no such alert': 404,
+  'no such cookie': 404,
+  'no such element': 404,
+  'no such frame': 404,
+  'no such window': 404,
+  'no such shadow root': 404,
+  'script timeout': 500,
+  'session not created': 500,
+  'stale element reference': 404,
+  'detached shadow root': 404,
+  timeout: 500,
+  'unable to set cookie': 500,
+  'unable to capture screen': 500,
+  'unexpected alert open': 500,
+  'unknown command': 404,
+  'unknown error': 500,
+  'unknown method': 405,
+  'unsupported operation': 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && Object.hasOwn(ERROR_STATUS, code);
+}
+
+export class WebDriverError extends Error {
+  readonly code: ErrorCode;
+  /** Extra members for the error's `value`, e.g. `data.text` for unexpected alert open. */
+  readonly data?: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, data?: Record<string, unknown>) {
+    super(message);
+    this.name = 'WebDriverError';
+    this.code = code;
+    this.data = data;
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+/** Shorthand used throughout the command layer: `throw error('no such element', '...')`. */
+export function error(code: ErrorCode, message: string, data?: Record<string, unknown>): WebDriverError {
+  return new WebDriverError(code, message, data);
+}
+
+/**
+ * Any thrown value → a WebDriverError. Internal exceptions become `unknown error`; their
+ * message is kept (it helps users report bugs) but never their stack.
+ */
+export function toWebDriverError(e: unknown): WebDriverError {
+  if (e instanceof WebDriverError) return e;
+  if (e instanceof NoSuchWindowError) return new WebDriverError('no such window', e.message);
+  if (e instanceof NavigationTimeoutError) return new WebDriverError('timeout', e.message);
+  if (e instanceof ScriptError) return new WebDriverError('javascript error', e.message);
+  const message = e instanceof Error ? e.message : String(e);
+  return new WebDriverError('unknown error', message);
+}
+
+/** The wire form of an error (spec: "send an error"). */
+export function serializeError(e: WebDriverError): { status: number; body: string } {
+  const value: Record<string, unknown> = { error: e.code, message: e.message, stacktrace: '' };
+  if (e.data) Object.assign(value, e.data);
+  return { status: e.status, body: JSON.stringify({ value }) };
+}
