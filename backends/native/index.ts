@@ -206,7 +206,8 @@ export async function createNativeBackend(options: NativeOptions): Promise<Backe
       const onClose = async () => {
         // Ask nicely, then make sure: the browser and its whole group are gone and reaped.
         await Promise.race([browser.close().catch(() => {}), new Promise((r) => setTimeout(r, 3000))]);
-        if (pid && child?.exitCode === null) killGroup(pid);
+        // The browser's helpers (zygote, renderers) share its process group: end them all.
+        if (pid) killGroup(pid);
         await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
         if (pid) unregister(pid);
         await removeProfile();

@@ -1,0 +1,190 @@
+// ── core.js: runs inside the page (concatenated into one function by page/index.ts). ──────────
+// Element references, errors, and the spec's JSON clone / deserialize (§13 "Elements",
+// §15.1 "Execute Script"). Every other page file adds operations to OPS and may use these.
+// In scope: OPS (the operations table), wdgateOp / wdgateArgs / wdgateUserFunction.
+
+const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf';
+const SHADOW_KEY = 'shadow-6066-11e4-a52e-4f735466cecf';
+const WINDOW_KEY = 'window-fcc6-11e5-b4f8-330a88ab9d7f';
+const FRAME_KEY = 'frame-075b-4da1-b6ba-e579c2d3230a';
+// Per-document reference cache, as chromedriver keeps one on the document: a new document
+// (navigation) starts a new cache, so a reference from the old one is a comparison away from stale.
+const CACHE_KEY = '__wdgate_references';
+
+class WdError {
+  constructor(code, message, data) {
+    this.code = code;
+    this.message = message;
+    this.data = data;
+  }
+}
+
+function fail(code, message, data) {
+  throw new WdError(code, message, data);
+}
+
+function referenceCache(create) {
+  let cache = document[CACHE_KEY];
+  if (!cache && create) {
+    const bytes = crypto.getRandomValues(new Uint8Array(8));
+    cache = {
+      doc: Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join(''),
+      next: 0,
+      byId: new Map(),
+      byNode: new WeakMap(),
+    };
+    Object.defineProperty(document, CACHE_KEY, { value: cache, enumerable: false, configurable: true });
+  }
+  return cache;
+}
+
+/** The web element (or shadow root) reference for a node, the same one every time. */
+function referenceFor(node) {
+  const cache = referenceCache(true);
+  let id = cache.byNode.get(node);
+  if (!id) {
+    id = `${cache.doc}.${++cache.next}`;
+    cache.byNode.set(node, id);
+    cache.byId.set(id, new WeakRef(node));
+  }
+  return id;
+}
+
+/** Spec "get a known element" / "get a known shadow root": the node, or the right error. */
+function getKnownNode(id, kind) {
+  const what = kind === 'shadow root' ? 'shadow root' : 'element';
+  if (typeof id !== 'string') fail('invalid argument', `${what} reference must be a string`);
+  const doc = id.slice(0, Math.max(0, id.indexOf('.')));
+  const cache = referenceCache(false);
+  if (!cache || cache.doc !== doc) {
+    // Maybe a document of this session that is gone: the gateway decides (stale or unknown).
+    fail(kind === 'shadow root' ? 'no such shadow root' : 'no such element', `no ${what} with reference ${id} in the current browsing context`, {
+      foreignDocument: doc,
+    });
+  }
+  const node = cache.byId.get(id)?.deref();
+  if (!cache.byId.has(id)) fail(kind === 'shadow root' ? 'no such shadow root' : 'no such element', `no ${what} with reference ${id}`);
+  if (!node || !node.isConnected) {
+    fail(
+      kind === 'shadow root' ? 'detached shadow root' : 'stale element reference',
+      `the ${what} with reference ${id} is no longer attached to the document`,
+    );
+  }
+  return node;
+}
+
+function getKnownElement(id) {
+  const node = getKnownNode(id, 'element');
+  if (!(node instanceof Element)) fail('no such element', `reference ${id} is not an element`);
+  return node;
+}
+
+function getKnownShadowRoot(id) {
+  const node = getKnownNode(id, 'shadow root');
+  if (!(node instanceof ShadowRoot)) fail('no such shadow root', `reference ${id} is not a shadow root`);
+  return node;
+}
+
+function elementReference(element) {
+  return { [ELEMENT_KEY]: referenceFor(element) };
+}
+
+function isCollection(value) {
+  return (
+    Array.isArray(value) ||
+    value instanceof NodeList ||
+    value instanceof HTMLCollection ||
+    value instanceof FileList ||
+    Object.prototype.toString.call(value) === '[object Arguments]'
+  );
+}
+
+/** Spec "JSON clone" (internal JSON clone): page values → JSON with web element references. */
+function jsonClone(value, seen = new Set()) {
+  if (value === undefined || value === null) return null;
+  switch (typeof value) {
+    case 'boolean':
+    case 'string':
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? value : null;
+    case 'bigint':
+      fail('javascript error', 'a BigInt cannot be serialized');
+    case 'symbol':
+      return null;
+  }
+  if (value instanceof Element || value instanceof Document) {
+    if (!value.isConnected) fail('stale element reference', 'the element is no longer attached to the document');
+    return elementReference(value);
+  }
+  if (value instanceof ShadowRoot) {
+    if (!value.isConnected) fail('detached shadow root', 'the shadow root is no longer attached to the document');
+    return { [SHADOW_KEY]: referenceFor(value) };
+  }
+  if (value === window) return { [WINDOW_KEY]: wdgateArgs?.windowHandle ?? 'current' };
+  if (seen.has(value)) fail('javascript error', 'cyclic object value');
+  seen.add(value);
+  try {
+    if (isCollection(value)) return Array.from(value, (item) => jsonClone(item, seen));
+    if (typeof value.toJSON === 'function') return value.toJSON();
+    const out = {};
+    for (const key of Object.keys(value)) out[key] = jsonClone(value[key], seen);
+    return out;
+  } finally {
+    seen.delete(value);
+  }
+}
+
+/** Spec "JSON deserialize": web element and shadow root references → nodes. */
+function jsonDeserialize(value) {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(jsonDeserialize);
+  if (Object.hasOwn(value, ELEMENT_KEY)) return getKnownElement(value[ELEMENT_KEY]);
+  if (Object.hasOwn(value, SHADOW_KEY)) return getKnownShadowRoot(value[SHADOW_KEY]);
+  const out = {};
+  for (const key of Object.keys(value)) out[key] = jsonDeserialize(value[key]);
+  return out;
+}
+
+function describeException(e) {
+  if (e instanceof Error) return `${e.name}: ${e.message}`;
+  try {
+    return `uncaught ${typeof e === 'object' ? JSON.stringify(e) : String(e)}`;
+  } catch {
+    return String(e);
+  }
+}
+
+// ── Execute Script (spec §15.2) ─────────────────────────────────────────────────────────────
+// wdgateArgs: { args, async, windowHandle }. The user's function body is wdgateUserFunction.
+OPS.executeScript = async function ({ args, async }) {
+  const parameters = jsonDeserialize(args);
+  let result;
+  try {
+    if (!async) {
+      result = wdgateUserFunction.apply(window, parameters);
+      if (result !== null && typeof result === 'object' && typeof result.then === 'function') result = await result;
+    } else {
+      result = await new Promise((resolve, reject) => {
+        const returned = wdgateUserFunction.apply(window, [...parameters, resolve]);
+        // A returned thenable settles the script too (spec: execute async script).
+        if (returned !== null && typeof returned === 'object' && typeof returned.then === 'function') returned.then(resolve, reject);
+      });
+    }
+  } catch (e) {
+    fail('javascript error', describeException(e));
+  }
+  return jsonClone(result);
+};
+
+async function run(op, args) {
+  try {
+    const operation = OPS[op];
+    if (!operation) fail('unknown error', `no page operation ${op}`);
+    const value = await operation(args);
+    return { value, doc: referenceCache(false)?.doc };
+  } catch (e) {
+    if (e instanceof WdError) return { error: e.code, message: e.message, data: e.data, doc: referenceCache(false)?.doc };
+    return { error: 'unknown error', message: describeException(e) };
+  }
+}

@@ -1,0 +1,94 @@
+// The gateway side of the page atoms: assembles the page files into one function, calls it in
+// the current browsing context (one round trip), and turns its answers into W3C errors.
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { BrowsingContext } from '../../../backends/backend.ts';
+import { error, isErrorCode, WebDriverError } from '../errors.ts';
+import type { Session } from '../session.ts';
+
+const DIR = fileURLToPath(new URL('.', import.meta.url));
+
+/** core.js first (the shared helpers), then every other page file, in name order. */
+function loadParts(): string {
+  const files = readdirSync(DIR)
+    .filter((f) => f.endsWith('.js') && f !== 'core.js')
+    .sort();
+  return ['core.js', ...files].map((f) => readFileSync(DIR + f, 'utf8')).join('\n');
+}
+
+/** The one function every page operation goes through. Constant, so V8 caches its compilation. */
+export const ATOM = `async function (wdgateOp, wdgateArgs, wdgateUserFunction) {
+'use strict';
+const OPS = Object.create(null);
+${loadParts()}
+return run(wdgateOp, wdgateArgs);
+}`;
+
+/** Execute Script's declaration: the user's body is a sloppy-mode function outside our scope. */
+function executeDeclaration(body: string): string {
+  return `function (wdgateOp, wdgateArgs) {
+return (${ATOM})(wdgateOp, wdgateArgs, function () {
+${body}
+});
+}`;
+}
+
+interface AtomResult {
+  value?: unknown;
+  error?: string;
+  message?: string;
+  data?: { foreignDocument?: string };
+  doc?: string;
+}
+
+const CONTEXT_GONE = /Execution context was destroyed|Cannot find context|Inspected target navigated/i;
+
+async function call(session: Session, context: BrowsingContext, declaration: string, op: string, args: unknown, retry: boolean): Promise<unknown> {
+  let result: AtomResult;
+  try {
+    result = (await session.browser.callFunction(context, declaration, [op, args])) as AtomResult;
+  } catch (e) {
+    // The document was replaced under the call (a navigation): an idempotent op tries again.
+    if (retry && e instanceof Error && CONTEXT_GONE.test(e.message)) return call(session, context, declaration, op, args, false);
+    throw e;
+  }
+  if (result?.doc) session.knownDocuments.add(result.doc);
+  if (result?.error === undefined) return result?.value ?? null;
+  const foreign = result.data?.foreignDocument;
+  if (foreign && session.knownDocuments.has(foreign)) {
+    const shadow = result.error === 'no such shadow root';
+    throw error(
+      shadow ? 'detached shadow root' : 'stale element reference',
+      `the ${shadow ? 'shadow root' : 'element'}'s document is no longer the current document of this browsing context`,
+    );
+  }
+  throw isErrorCode(result.error) ? new WebDriverError(result.error, result.message ?? '') : error('unknown error', result.message ?? String(result.error));
+}
+
+/** Run page operation `op` (from a page/*.js file) in the session's current browsing context. */
+export async function callAtom<T = unknown>(session: Session, op: string, args: unknown = {}): Promise<T> {
+  return (await call(session, await session.currentContext(), ATOM, op, args, true)) as T;
+}
+
+/** Spec "execute a function body" with deserialized arguments, JSON-cloned result. */
+export async function executeInPage(
+  session: Session,
+  body: string,
+  args: unknown[],
+  async: boolean,
+  timeoutMs: number | null,
+): Promise<unknown> {
+  const context = await session.currentContext();
+  const run = call(session, context, executeDeclaration(body), 'executeScript', { args, async, windowHandle: context.window }, false);
+  if (timeoutMs === null) return run;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(error('script timeout', `script did not complete within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([run, timeout]);
+  } finally {
+    clearTimeout(timer);
+    run.catch(() => {}); // a late failure of an abandoned script is nobody's
+  }
+}

@@ -1,0 +1,54 @@
+// Start the real wdgate as a child process (as users run it) on a free port, and stop it with
+// SIGTERM the way a service manager would, waiting for it to exit.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Client } from './client.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/wdgate.js', import.meta.url));
+
+export interface TestGateway {
+  url: string;
+  port: number;
+  client: Client;
+  process: ChildProcess;
+  output(): string;
+  /** SIGTERM, then wait for exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export async function startGateway(args: string[] = []): Promise<TestGateway> {
+  const child = spawn(process.execPath, [BIN, '--port', '0', '--listen-address', '127.0.0.1', '--headless', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`wdgate did not start:\n${output}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = /listening on https?:\/\/[^\s]*:(\d+)/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`wdgate exited with ${code} before listening:\n${output}`));
+    });
+  });
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    port,
+    client: new Client(url),
+    process: child,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}

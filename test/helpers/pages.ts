@@ -1,0 +1,102 @@
+// A loopback web server for test pages: fixtures from test/fixtures, plus a few dynamic routes.
+import { createServer, type Server } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { join, normalize } from 'node:path';
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
+
+export interface PageServer {
+  url: string;
+  /** URL of a page with this HTML body served from /html/<n>. */
+  page(html: string, title?: string): string;
+  close(): Promise<void>;
+}
+
+export async function startPageServer(): Promise<PageServer> {
+  const pages = new Map<string, string>();
+  let next = 0;
+  const server: Server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname.startsWith('/html/')) {
+      const html = pages.get(url.pathname.slice(6));
+      res.writeHead(html === undefined ? 404 : 200, { 'content-type': 'text/html; charset=utf-8' });
+      return res.end(html ?? 'not found');
+    }
+    if (url.pathname === '/slow') {
+      // Holds the response for ?ms= milliseconds: for page load strategies and timeouts.
+      const ms = Number(url.searchParams.get('ms') ?? 1000);
+      const timer = setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end(`<title>slow</title><p>done after ${ms}</p>`);
+      }, ms);
+      req.on('close', () => clearTimeout(timer));
+      return;
+    }
+    if (url.pathname === '/slow-image') {
+      // A page whose DOM is ready at once but whose load event waits for an image.
+      const ms = Number(url.searchParams.get('ms') ?? 1000);
+      res.writeHead(200, { 'content-type': 'text/html' });
+      return res.end(`<title>slow image</title><img src="/slow?ms=${ms}">`);
+    }
+    const file = normalize(join(FIXTURES, url.pathname));
+    if (!file.startsWith(FIXTURES)) {
+      res.writeHead(403);
+      return res.end();
+    }
+    try {
+      const body = await readFile(file);
+      const type = file.endsWith('.html') ? 'text/html; charset=utf-8' : file.endsWith('.png') ? 'image/png' : 'text/plain';
+      res.writeHead(200, { 'content-type': type });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  return {
+    url,
+    page(html: string, title = 'test') {
+      const id = String(next++);
+      pages.set(id, `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${html}</body></html>`);
+      return `${url}/html/${id}`;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Browser processes left (zombies included: nothing may be left unreaped): the leak check. */
+export async function chromiumProcesses(): Promise<number> {
+  const { execFile } = await import('node:child_process');
+  return new Promise((resolve) => {
+    execFile('ps', ['-eo', 'stat=,comm='], (_e, stdout) => {
+      resolve(
+        String(stdout)
+          .split('\n')
+          .filter((l) => /\bchrom(e|ium)/.test(l)).length,
+      );
+    });
+  });
+}
+
+/**
+ * Browser processes started by one gateway that are still there (its profiles carry its pid).
+ * Safe while other gateways run at the same time.
+ */
+export async function leftoverBrowsers(gatewayPid: number): Promise<number> {
+  const { readdir, readFile } = await import('node:fs/promises');
+  let count = 0;
+  for (const proc of await readdir('/proc')) {
+    if (!/^\d+$/.test(proc)) continue;
+    const cmdline = await readFile(`/proc/${proc}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes(`wdgate-profile-${gatewayPid}-`)) count++;
+  }
+  return count;
+}
