@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Install what wdgate needs on a Debian 12 machine, skipping what is already there:
+# Chromium (and chromedriver, for side-by-side benchmarks) from Debian, and the npm dependencies.
+# Nothing downloads a browser of its own.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
+# Python Selenium from Debian, for the client-library tests (the distro python, not a pyenv one).
+[ -n "${WDGATE_SKIP_CLIENT_TESTS:-}" ] || /usr/bin/python3 -c 'import selenium' >/dev/null 2>&1 || need+=(python3-selenium)
+
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]} from Debian"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm dependencies"
+  npm ci --no-audit --no-fund
+fi
