@@ -187,7 +187,6 @@ export async function createNativeBackend(options: NativeOptions): Promise<Backe
           defaultViewport: null,
           acceptInsecureCerts: spec.acceptInsecureCerts,
           args,
-          env: { ...process.env, ...(env.defaultTimeZone && { TZ: env.defaultTimeZone }) },
           handleSIGINT: false,
           handleSIGTERM: false,
           handleSIGHUP: false,
@@ -213,7 +212,7 @@ export async function createNativeBackend(options: NativeOptions): Promise<Backe
         await removeProfile();
       };
       try {
-        return await NativeBrowser.create(browser, onClose);
+        return await NativeBrowser.create(browser, onClose, env.defaultTimeZone);
       } catch (e) {
         await onClose();
         throw error('session not created', `browser started but could not be driven: ${(e as Error).message}`);

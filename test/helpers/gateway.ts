@@ -16,9 +16,19 @@ export interface TestGateway {
   stop(): Promise<number | null>;
 }
 
-export async function startGateway(args: string[] = []): Promise<TestGateway> {
-  const child = spawn(process.execPath, [BIN, '--port', '0', '--listen-address', '127.0.0.1', '--headless', ...args], {
+export interface StartOptions {
+  /** Pass --headless (default true: these machines have no display). */
+  headless?: boolean;
+  env?: NodeJS.ProcessEnv;
+  /** https (with --certificate among args). */
+  scheme?: 'http' | 'https';
+}
+
+export async function startGateway(args: string[] = [], options: StartOptions = {}): Promise<TestGateway> {
+  const base = [BIN, '--port', '0', '--listen-address', '127.0.0.1', ...(options.headless === false ? [] : ['--headless'])];
+  const child = spawn(process.execPath, [...base, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: options.env ?? process.env,
   });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -39,7 +49,7 @@ export async function startGateway(args: string[] = []): Promise<TestGateway> {
       reject(new Error(`wdgate exited with ${code} before listening:\n${output}`));
     });
   });
-  const url = `http://127.0.0.1:${port}`;
+  const url = `${options.scheme ?? 'http'}://127.0.0.1:${port}`;
   return {
     url,
     port,

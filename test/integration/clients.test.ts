@@ -35,11 +35,9 @@ after(async () => {
 });
 
 test('selenium-webdriver (JavaScript)', async () => {
-  const driver = await new Builder()
-    .usingServer(gw.url)
-    .forBrowser('chrome')
-    .setChromeOptions(new chrome.Options().addArguments('--headless=new'))
-    .build();
+  const options = new chrome.Options();
+  options.addArguments('--headless=new');
+  const driver = await new Builder().usingServer(gw.url).forBrowser('chrome').setChromeOptions(options).build();
   try {
     await driver.get(form);
     assert.equal(await driver.getTitle(), 'client test');

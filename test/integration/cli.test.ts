@@ -1,0 +1,119 @@
+// The command line as users meet it: help, version, bad options, TLS, the default time zone, and
+// a headful session on a machine without a display.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startGateway } from '../helpers/gateway.ts';
+import { leftoverBrowsers } from '../helpers/pages.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/wdgate.js', import.meta.url));
+
+function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { timeout: 30_000 }, (e, stdout, stderr) =>
+      resolve({ code: e ? ((e as { code?: number }).code ?? null) : 0, stdout, stderr }),
+    );
+  });
+}
+
+test('--help lists the documented options; --version prints the version', async () => {
+  const help = await run(['--help']);
+  assert.equal(help.code, 0);
+  for (const option of ['--port', '--listen-address', '--headless', '--certificate', '--force-cpu-painting', '--expose-experimental-interfaces', '--debug-process', '--default-time-zone', '--config']) {
+    assert.ok(help.stdout.includes(option), `--help misses ${option}`);
+  }
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  const version = await run(['--version']);
+  assert.equal(version.code, 0);
+  assert.equal(version.stdout.trim(), pkg.version);
+});
+
+test('unknown options and bad values exit with code 2 and a message', async () => {
+  for (const [args, pattern] of [
+    [['--no-such-option'], /no-such-option/],
+    [['--port', 'eighty'], /port/],
+    [['--port', '70000'], /port/],
+    [['--default-time-zone', 'Mars/Olympus_Mons'], /time zone/],
+    [['--debug-process=kernel'], /renderer/],
+    [['--config', '/nonexistent/wdgate.json'], /config file/],
+  ] as const) {
+    const r = await run([...args]);
+    assert.equal(r.code, 2, `${args.join(' ')} exited ${r.code}`);
+    assert.match(r.stderr, pattern);
+  }
+});
+
+test('the start line names the address, the backends and the uWebSockets.js build', async () => {
+  const gw = await startGateway();
+  try {
+    assert.match(gw.output(), /listening on http:\/\/127\.0\.0\.1:\d+ backends=native uWebSockets\.js=(native|fallback)/);
+  } finally {
+    await gw.stop();
+  }
+});
+
+test('--certificate serves HTTPS', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wdgate-tls-'));
+  try {
+    const pem = join(dir, 'server.pem');
+    execFileSync('openssl', [
+      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+      '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
+    ], { stdio: 'ignore' });
+    // One PEM file holding the certificate and then the key, as --help documents.
+    writeFileSync(pem, readFileSync(join(dir, 'cert.pem'), 'utf8') + readFileSync(join(dir, 'key.pem'), 'utf8'));
+    const gw = await startGateway(['--certificate', pem], { scheme: 'https' });
+    try {
+      assert.match(gw.output(), /listening on https:/);
+      const body = await new Promise<string>((resolve, reject) => {
+        const req = request(`${gw.url}/status`, { ca: readFileSync(join(dir, 'cert.pem')) }, (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve(text));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      assert.equal(JSON.parse(body).value.ready, true);
+    } finally {
+      await gw.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('--default-time-zone applies to every session', async () => {
+  const gw = await startGateway(['--default-time-zone', 'Asia/Tokyo']);
+  const pid = gw.process.pid!;
+  try {
+    const s = await gw.client.newSession();
+    assert.equal(await s.execute('return Intl.DateTimeFormat().resolvedOptions().timeZone'), 'Asia/Kolkata');
+    assert.equal(await s.execute('return new Date(0).getTimezoneOffset()'), -540);
+    await s.end();
+  } finally {
+    await gw.stop();
+  }
+  assert.equal(await leftoverBrowsers(pid), 0);
+});
+
+test('a headful session without a display fails and says to use --headless', async () => {
+  const env = { ...process.env };
+  delete env.DISPLAY;
+  delete env.WAYLAND_DISPLAY;
+  const gw = await startGateway([], { headless: false, env });
+  try {
+    const e = await gw.client.fails('POST', '/session', { capabilities: {} }, 'session not created', 500);
+    assert.match(e.message, /--headless/);
+    // A session that asks for headless itself is still served.
+    const s = await gw.client.newSession({ 'goog:chromeOptions': { args: ['--headless=new'] } });
+    await s.end();
+  } finally {
+    await gw.stop();
+  }
+});

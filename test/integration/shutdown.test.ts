@@ -1,0 +1,54 @@
+// Nothing outlives the gateway: SIGTERM and SIGINT with live sessions end every browser and remove
+// every profile; a gateway killed outright leaves orphans that the next start sweeps away.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { startGateway } from '../helpers/gateway.ts';
+import { leftoverBrowsers } from '../helpers/pages.ts';
+
+const profilesOf = (pid: number) => readdirSync(tmpdir()).filter((n) => n.startsWith(`wdgate-profile-${pid}-`));
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  test(`${signal} with live sessions ends every browser and profile`, async () => {
+    const gw = await startGateway();
+    const pid = gw.process.pid!;
+    await Promise.all([gw.client.newSession(), gw.client.newSession()]);
+    assert.ok((await leftoverBrowsers(pid)) > 0, 'the sessions should have browsers');
+    assert.equal(profilesOf(pid).length, 2);
+    const exited = new Promise<number | null>((r) => gw.process.once('exit', (code) => r(code)));
+    gw.process.kill(signal);
+    assert.equal(await exited, 0);
+    assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
+    assert.deepEqual(profilesOf(pid), []);
+  });
+}
+
+test('Delete Session ends its browser and profile at once', async () => {
+  const gw = await startGateway();
+  const pid = gw.process.pid!;
+  try {
+    const s = await gw.client.newSession();
+    await s.end();
+    assert.equal(await leftoverBrowsers(pid), 0);
+    assert.deepEqual(profilesOf(pid), []);
+  } finally {
+    await gw.stop();
+  }
+});
+
+test('a gateway killed with SIGKILL leaves orphans that the next start sweeps', async () => {
+  const first = await startGateway();
+  const pid = first.process.pid!;
+  await first.client.newSession();
+  first.process.kill('SIGKILL');
+  await first.stop();
+  assert.ok((await leftoverBrowsers(pid)) > 0, 'a killed gateway cannot clean up after itself');
+  const second = await startGateway();
+  try {
+    assert.equal(await leftoverBrowsers(pid), 0, 'the next gateway should sweep the orphans');
+    assert.deepEqual(profilesOf(pid), []);
+  } finally {
+    await second.stop();
+  }
+});
