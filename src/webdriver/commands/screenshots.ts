@@ -1,2 +1,47 @@
-// Placeholder: filled in by its chapter's implementation.
-export {};
+// Spec §17 "Screen capture": Take Screenshot and Take Element Screenshot, base64 PNGs of the
+// top-level browsing context's initial viewport (or of an element's visible region in it).
+import { NoSuchWindowError, type Rect } from '../../../backends/backend.ts';
+import { error, WebDriverError } from '../errors.ts';
+import { callAtom } from '../page/index.ts';
+import type { Session } from '../session.ts';
+import { sessionCommand } from './types.ts';
+
+/**
+ * Spec "draw a bounding box from the framebuffer" + "encode a canvas as Base64": the browser
+ * paints and encodes; a failure to capture is `unable to capture screen`.
+ */
+async function capture(session: Session, handle: string, clip?: Rect): Promise<string> {
+  try {
+    return await session.browser.screenshot(handle, clip);
+  } catch (e) {
+    if (e instanceof WebDriverError || e instanceof NoSuchWindowError) throw e;
+    throw error('unable to capture screen', e instanceof Error ? e.message : String(e));
+  }
+}
+
+export const takeScreenshot = sessionCommand({
+  async handler({ session }) {
+    return capture(session, await session.currentTopLevel());
+  },
+});
+
+interface ElementRegion extends Rect {
+  viewportWidth: number;
+  viewportHeight: number;
+}
+
+export const takeElementScreenshot = sessionCommand({
+  async handler({ session, urlParams }) {
+    // One page call: get a known element, scroll it into view, its visible rectangle.
+    const region = await callAtom<ElementRegion>(session, 'elementScreenshotRect', { element: urlParams.elementId });
+    if (region.viewportWidth === 0 || region.viewportHeight === 0) {
+      throw error('unable to capture screen', 'the viewport has no area');
+    }
+    // Spec "encode a canvas as Base64": a bitmap without pixels cannot be encoded.
+    if (region.width === 0 || region.height === 0) {
+      throw error('unable to capture screen', 'the element has no visible area in the viewport');
+    }
+    const { x, y, width, height } = region;
+    return capture(session, await session.currentTopLevel(), { x, y, width, height });
+  },
+});

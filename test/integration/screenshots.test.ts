@@ -1,0 +1,254 @@
+// Take Screenshot and Take Element Screenshot (spec §17) against real Chromium through the server.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { inflateSync } from 'node:zlib';
+import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { ELEMENT, elementRef, type Session } from '../helpers/client.ts';
+import { leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';
+
+let gw: TestGateway;
+let pages: PageServer;
+let s: Session;
+
+before(async () => {
+  [gw, pages] = await Promise.all([startGateway(), startPageServer()]);
+  s = await gw.client.newSession();
+});
+
+after(async () => {
+  await s?.end().catch(() => {});
+  const pid = gw.process.pid!;
+  await gw?.stop();
+  await pages?.close();
+  assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
+});
+
+// ── A small PNG decoder (8-bit RGB / RGBA, non-interlaced: what Chromium writes) ─────────────
+
+interface Image {
+  width: number;
+  height: number;
+  /** [r, g, b, a] at (x, y). */
+  pixel(x: number, y: number): [number, number, number, number];
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+function decodePng(base64: string): Image {
+  assert.equal(typeof base64, 'string');
+  assert.match(base64, /^[A-Za-z0-9+/]+=*$/, 'the screenshot is plain base64 (no data: URL prefix)');
+  const png = Buffer.from(base64, 'base64');
+  assert.deepEqual(png.subarray(0, 8), PNG_SIGNATURE, 'PNG signature');
+  let offset = 8;
+  let width = 0;
+  let height = 0;
+  let channels = 0;
+  const idat: Buffer[] = [];
+  while (offset < png.length) {
+    const length = png.readUInt32BE(offset);
+    const type = png.toString('latin1', offset + 4, offset + 8);
+    const data = png.subarray(offset + 8, offset + 8 + length);
+    if (type === 'IHDR') {
+      width = data.readUInt32BE(0);
+      height = data.readUInt32BE(4);
+      const [bitDepth, colorType, , , interlace] = data.subarray(8);
+      assert.equal(bitDepth, 8);
+      assert.equal(interlace, 0);
+      assert.ok(colorType === 2 || colorType === 6, `color type ${colorType}`);
+      channels = colorType === 6 ? 4 : 3;
+    } else if (type === 'IDAT') idat.push(data);
+    else if (type === 'IEND') break;
+    offset += 12 + length;
+  }
+  const raw = inflateSync(Buffer.concat(idat));
+  const stride = width * channels;
+  const pixels = Buffer.alloc(stride * height);
+  // Undo the per-row filters (PNG spec §9).
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)]!;
+    const line = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
+    for (let i = 0; i < stride; i++) {
+      const a = i >= channels ? pixels[y * stride + i - channels]! : 0;
+      const b = y > 0 ? pixels[(y - 1) * stride + i]! : 0;
+      const c = y > 0 && i >= channels ? pixels[(y - 1) * stride + i - channels]! : 0;
+      let predictor = 0;
+      if (filter === 1) predictor = a;
+      else if (filter === 2) predictor = b;
+      else if (filter === 3) predictor = (a + b) >> 1;
+      else if (filter === 4) {
+        const p = a + b - c;
+        const pa = Math.abs(p - a);
+        const pb = Math.abs(p - b);
+        const pc = Math.abs(p - c);
+        predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+      }
+      pixels[y * stride + i] = (line[i]! + predictor) & 0xff;
+    }
+  }
+  return {
+    width,
+    height,
+    pixel(x, y) {
+      const i = y * stride + x * channels;
+      return [pixels[i]!, pixels[i + 1]!, pixels[i + 2]!, channels === 4 ? pixels[i + 3]! : 255];
+    },
+  };
+}
+
+/** Every pixel of the image, counted by colour name (red, blue, white, other). */
+function colours(img: Image): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (let y = 0; y < img.height; y++) {
+    for (let x = 0; x < img.width; x++) {
+      const [r, g, b] = img.pixel(x, y);
+      const name =
+        r > 240 && g < 15 && b < 15 ? 'red' : r < 15 && g < 15 && b > 240 ? 'blue' : r > 240 && g > 240 && b > 240 ? 'white' : 'other';
+      counts[name] = (counts[name] ?? 0) + 1;
+    }
+  }
+  return counts;
+}
+
+/** A web element reference's id, through Execute Script (independent of Find Element). */
+const elementId = async (css: string): Promise<string> => (await s.execute('return document.querySelector(arguments[0])', [css]))[ELEMENT];
+
+// ── Take Screenshot ──────────────────────────────────────────────────────────────────────────
+
+describe('take screenshot', () => {
+  test('is a PNG of the viewport, sized innerWidth × innerHeight device pixels', async () => {
+    await s.navigate(pages.page('<p>hello</p>'));
+    const img = decodePng(await s.get('/screenshot'));
+    const [w, h, dpr] = await s.execute('return [window.innerWidth, window.innerHeight, window.devicePixelRatio]');
+    assert.equal(img.width, Math.round(w * dpr));
+    assert.equal(img.height, Math.round(h * dpr));
+  });
+
+  test('shows what the page paints', async () => {
+    await s.navigate(pages.page('<style>html, body { background: rgb(255, 0, 0); margin: 0 }</style>'));
+    const img = decodePng(await s.get('/screenshot'));
+    assert.deepEqual(img.pixel(10, 10).slice(0, 3), [255, 0, 0]);
+    assert.deepEqual(img.pixel(img.width - 20, img.height - 20).slice(0, 3), [255, 0, 0]);
+    // Half blue, half red: the capture is of the visible viewport, left to right.
+    await s.navigate(
+      pages.page(
+        '<style>html, body { margin: 0; height: 100% } body { background: linear-gradient(to right, rgb(0,0,255) 50%, rgb(255,0,0) 50%) }</style>',
+      ),
+    );
+    const split = decodePng(await s.get('/screenshot'));
+    assert.deepEqual(split.pixel(5, split.height >> 1).slice(0, 3), [0, 0, 255]);
+    assert.deepEqual(split.pixel(split.width - 30, split.height >> 1).slice(0, 3), [255, 0, 0]);
+  });
+
+  test('captures the scrolled viewport, not the top of the document', async () => {
+    await s.navigate(
+      pages.page('<style>body { margin: 0 } div { height: 3000px } #b { background: rgb(0,0,255) }</style><div></div><div id="b"></div>'),
+    );
+    await s.execute('window.scrollTo(0, 3200)');
+    const img = decodePng(await s.get('/screenshot'));
+    assert.deepEqual(img.pixel(10, 10).slice(0, 3), [0, 0, 255]);
+  });
+});
+
+// ── Take Element Screenshot ──────────────────────────────────────────────────────────────────
+
+describe('take element screenshot', () => {
+  test('is exactly the element: a 50×30 red div gives a 50×30 all-red PNG', async () => {
+    await s.navigate(
+      pages.page(
+        '<style>body { margin: 0; background: white } #r { position: absolute; left: 37px; top: 21px; width: 50px; height: 30px; background: rgb(255,0,0) }</style><div id="r"></div>',
+      ),
+    );
+    assert.equal(await s.execute('return window.devicePixelRatio'), 1);
+    const img = decodePng(await s.get(`/element/${await elementId('#r')}/screenshot`));
+    assert.equal(img.width, 50);
+    assert.equal(img.height, 30);
+    assert.deepEqual(colours(img), { red: 50 * 30 });
+  });
+
+  test('an element at a fractional position keeps its size', async () => {
+    await s.navigate(
+      pages.page(
+        '<style>body { margin: 0 } #r { position: absolute; left: 10.5px; top: 20.25px; width: 40px; height: 20px; background: rgb(255,0,0) }</style><div id="r"></div>',
+      ),
+    );
+    const img = decodePng(await s.get(`/element/${await elementId('#r')}/screenshot`));
+    assert.equal(img.width, 40);
+    assert.equal(img.height, 20);
+  });
+
+  test('an element below the fold is scrolled into view and captured', async () => {
+    await s.navigate(
+      pages.page(
+        '<style>body { margin: 0; background: white } #spacer { height: 4000px } #b { width: 60px; height: 40px; background: rgb(0,0,255) }</style><div id="spacer"></div><div id="b"></div>',
+      ),
+    );
+    const b = await elementId('#b');
+    const img = decodePng(await s.get(`/element/${b}/screenshot`));
+    assert.equal(img.width, 60);
+    assert.equal(img.height, 40);
+    assert.deepEqual(colours(img), { blue: 60 * 40 });
+    // Scrolled with block "end": the element's bottom is at the viewport's bottom.
+    const [bottom, innerHeight] = await s.execute('return [arguments[0].getBoundingClientRect().bottom, window.innerHeight]', [elementRef(b)]);
+    assert.ok(Math.abs(bottom - innerHeight) <= 1, `bottom ${bottom} vs viewport ${innerHeight}`);
+  });
+
+  test('an element beyond the right edge is scrolled into view horizontally too', async () => {
+    await s.navigate(
+      pages.page(
+        '<style>body { margin: 0; width: 6000px; height: 6000px } #g { position: absolute; left: 5000px; top: 3000px; width: 25px; height: 35px; background: rgb(0,0,255) }</style><div id="g"></div>',
+      ),
+    );
+    const img = decodePng(await s.get(`/element/${await elementId('#g')}/screenshot`));
+    assert.equal(img.width, 25);
+    assert.equal(img.height, 35);
+    assert.deepEqual(colours(img), { blue: 25 * 35 });
+  });
+
+  test('an element larger than the viewport gives its visible part', async () => {
+    await s.navigate(
+      pages.page('<style>body { margin: 0 } #big { width: 300px; height: 5000px; background: rgb(0,0,255) }</style><div id="big"></div>'),
+    );
+    const img = decodePng(await s.get(`/element/${await elementId('#big')}/screenshot`));
+    const innerHeight = await s.execute('return window.innerHeight');
+    assert.equal(img.width, 300);
+    assert.equal(img.height, innerHeight);
+    assert.deepEqual(colours(img), { blue: 300 * innerHeight });
+  });
+
+  test('a zero-size element is unable to capture screen', async () => {
+    await s.navigate(pages.page('<div id="z" style="width: 0; height: 0"></div><span id="e"></span>'));
+    await s.fails('GET', `/element/${await elementId('#z')}/screenshot`, undefined, 'unable to capture screen', 500);
+    await s.fails('GET', `/element/${await elementId('#e')}/screenshot`, undefined, 'unable to capture screen', 500);
+  });
+
+  test('unknown, stale and removed elements', async () => {
+    await s.navigate(pages.page('<div id="d" style="width: 10px; height: 10px; background: red"></div>'));
+    await s.fails('GET', '/element/not-an-element/screenshot', undefined, 'no such element', 404);
+    const d = await elementId('#d');
+    await s.execute('arguments[0].remove()', [elementRef(d)]);
+    await s.fails('GET', `/element/${d}/screenshot`, undefined, 'stale element reference', 404);
+    const body = await elementId('body');
+    await s.navigate(pages.page('<p>another document</p>'));
+    await s.fails('GET', `/element/${body}/screenshot`, undefined, 'stale element reference', 404);
+  });
+});
+
+describe('windows', () => {
+  test('a closed current window is no such window; a background window does not block capture', async () => {
+    await s.navigate(pages.page('<p>first</p>'));
+    const first = await s.get('/window');
+    const p = await elementId('p');
+    // A new background tab: the current window is still the first one and still captures.
+    const { handle } = await s.post('/window/new', { type: 'tab' });
+    decodePng(await s.get('/screenshot'));
+    await s.post('/window', { handle });
+    await s.navigate(pages.page('<style>html { background: rgb(0,0,255) }</style>'));
+    const img = decodePng(await s.get('/screenshot'));
+    assert.deepEqual(img.pixel(5, 5).slice(0, 3), [0, 0, 255]);
+    await s.delete('/window');
+    await s.fails('GET', '/screenshot', undefined, 'no such window', 404);
+    await s.fails('GET', `/element/${p}/screenshot`, undefined, 'no such window', 404);
+    await s.post('/window', { handle: first });
+    decodePng(await s.get('/screenshot'));
+  });
+});
