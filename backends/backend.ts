@@ -131,7 +131,7 @@ export interface DrivenBrowser {
 
   // Cookies of the window's current document (its URL decides which apply).
   getCookies(handle: string): Promise<CookieData[]>;
-  /** Returns false when the browser refused the cookie. */
-  setCookie(handle: string, cookie: Omit<CookieData, 'domain'> & { domain?: string }): Promise<boolean>;
+  /** Returns false when the browser refused the cookie. No sameSite: the browser's default. */
+  setCookie(handle: string, cookie: Omit<CookieData, 'domain' | 'sameSite'> & { domain?: string; sameSite?: CookieData['sameSite'] }): Promise<boolean>;
   deleteCookies(handle: string, name?: string): Promise<void>;
 }

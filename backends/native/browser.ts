@@ -15,12 +15,14 @@ import {
   type WindowState,
   type WindowType,
 } from '../backend.ts';
-import { isKnownKey } from './keys.ts';
+import { isKnownKey, isNamedKey } from './keys.ts';
 
 /** Main-frame load tracking, so a click that starts a navigation can wait for it. */
 interface LoadState {
   loading: boolean;
   domContentLoaded: boolean;
+  /** A renderer-initiated navigation (a form submission) was requested but has not started loading. */
+  requested?: boolean;
   waiters: Set<() => void>;
 }
 
@@ -51,16 +53,19 @@ export class NativeBrowser implements DrivenBrowser {
   readonly #onClose: () => Promise<void>;
   #closed = false;
 
-  private constructor(browser: Browser, version: string, onClose: () => Promise<void>) {
+  readonly #timeZone: string | undefined;
+
+  private constructor(browser: Browser, version: string, onClose: () => Promise<void>, timeZone: string | undefined) {
     this.#browser = browser;
     this.browserVersion = version;
     this.#onClose = onClose;
+    this.#timeZone = timeZone;
   }
 
   /** Wrap a connected browser; resolves once its first page is tracked. */
-  static async create(browser: Browser, onClose: () => Promise<void>): Promise<NativeBrowser> {
+  static async create(browser: Browser, onClose: () => Promise<void>, timeZone?: string): Promise<NativeBrowser> {
     const version = (await browser.version()).replace(/^[^/]*\//, '');
-    const self = new NativeBrowser(browser, version, onClose);
+    const self = new NativeBrowser(browser, version, onClose, timeZone);
     browser.on('targetcreated', (target: Target) => void self.#track(target));
     browser.on('targetdestroyed', (target: Target) => self.#pages.delete(handleOf(target)));
     for (const target of browser.targets()) await self.#track(target);
@@ -76,7 +81,13 @@ export class NativeBrowser implements DrivenBrowser {
     if (!page) return undefined;
     this.#pages.set(handle, page);
     this.#watchLoading(page);
+    await this.#emulate(page);
     return page;
+  }
+
+  /** Per-page settings every window of the session gets (the --default-time-zone). */
+  async #emulate(page: Page): Promise<void> {
+    if (this.#timeZone) await page.emulateTimezone(this.#timeZone).catch(() => {});
   }
 
   #watchLoading(page: Page): void {
@@ -87,8 +98,27 @@ export class NativeBrowser implements DrivenBrowser {
     const notify = () => {
       for (const w of state.waiters) w();
     };
+    // A form submission is planned in the renderer: the browser hears of the request before
+    // the load starts, and possibly after the round trip waitForPendingNavigation makes.
+    client.on('Page.frameRequestedNavigation', (e) => {
+      if (!isMain(e.frameId) || e.disposition !== 'currentTab') return;
+      state.requested = true;
+      // Safety net: a request that never starts loading (cancelled) must not block later waits.
+      setTimeout(() => {
+        if (state.requested && !state.loading) {
+          state.requested = false;
+          notify();
+        }
+      }, 2000).unref();
+    });
+    client.on('Page.navigatedWithinDocument', (e) => {
+      if (!isMain(e.frameId) || !state.requested) return;
+      state.requested = false;
+      notify();
+    });
     client.on('Page.frameStartedLoading', (e) => {
       if (!isMain(e.frameId)) return;
+      state.requested = false;
       state.loading = true;
       state.domContentLoaded = false;
     });
@@ -141,7 +171,10 @@ export class NativeBrowser implements DrivenBrowser {
     const page = await this.#browser.newPage(type === 'window' ? { type: 'window', background: true } : { background: true });
     const handle = handleOf(page.target());
     this.#pages.set(handle, page);
-    if (!this.#loadStates.has(page)) this.#watchLoading(page);
+    if (!this.#loadStates.has(page)) {
+      this.#watchLoading(page);
+      await this.#emulate(page);
+    }
     return handle;
   }
 
@@ -187,6 +220,14 @@ export class NativeBrowser implements DrivenBrowser {
     if (current === state) return;
     // Chromium refuses to go from one non-normal state to another directly.
     if (current !== 'normal' && state !== 'normal') await this.#browser.setWindowBounds(id, { windowState: 'normal' });
+    if (state === 'fullscreen') {
+      // As chromedriver does (crbug.com/982071): fullscreen the document element, so the page
+      // sees document.fullscreenElement; Chromium makes the window fullscreen with it.
+      const page = await this.#page(handle);
+      const expression = 'document.documentElement.requestFullscreen()';
+      const result = await cdp(page).send('Runtime.evaluate', { expression, userGesture: true, awaitPromise: true }).catch(() => undefined);
+      if (result && !result.exceptionDetails && (await this.#browser.getWindowBounds(id)).windowState === 'fullscreen') return;
+    }
     await this.#browser.setWindowBounds(id, { windowState: state });
   }
 
@@ -195,11 +236,26 @@ export class NativeBrowser implements DrivenBrowser {
   async navigate(handle: string, url: string, strategy: PageLoadStrategy, timeoutMs: number): Promise<void> {
     const page = await this.#page(handle);
     if (strategy === 'none') {
-      const { errorText } = await cdp(page).send('Page.navigate', { url, frameId: frameIdOf(page.mainFrame()) });
-      if (errorText) throw new Error(`${errorText} at ${url}`);
+      // Page.navigate answers only once the response has arrived (commit): return as soon as
+      // the navigation has started, or failed to.
+      const client = cdp(page);
+      const frameId = frameIdOf(page.mainFrame());
+      let onStart!: (e: { frameId: string }) => void;
+      const started = new Promise<null>((resolve) => {
+        onStart = (e) => e.frameId === frameId && resolve(null);
+        client.on('Page.frameStartedLoading', onStart);
+      });
+      const sent = client.send('Page.navigate', { url, frameId });
+      sent.catch(() => {}); // abandoned once the navigation has started
+      try {
+        const result = await Promise.race([sent, started]);
+        if (result?.errorText) throw new Error(`${result.errorText} at ${url}`);
+      } finally {
+        client.off('Page.frameStartedLoading', onStart);
+      }
       return;
     }
-    await navigation(() => page.goto(url, { waitUntil: waitUntilFor(strategy), timeout: timeoutMs }));
+    await navigation(() => page.goto(url, { waitUntil: waitUntilFor(strategy), timeout: puppeteerTimeout(timeoutMs) }));
   }
 
   async traverseHistory(handle: string, delta: -1 | 1, strategy: PageLoadStrategy, timeoutMs: number): Promise<void> {
@@ -214,7 +270,7 @@ export class NativeBrowser implements DrivenBrowser {
       return;
     }
     await navigation(async () => {
-      await Promise.all([page.waitForNavigation({ waitUntil: waitUntilFor(strategy), timeout: timeoutMs }), go]);
+      await Promise.all([page.waitForNavigation({ waitUntil: waitUntilFor(strategy), timeout: puppeteerTimeout(timeoutMs) }), go]);
     });
   }
 
@@ -224,7 +280,7 @@ export class NativeBrowser implements DrivenBrowser {
       await cdp(page).send('Page.reload');
       return;
     }
-    await navigation(() => page.reload({ waitUntil: waitUntilFor(strategy), timeout: timeoutMs }));
+    await navigation(() => page.reload({ waitUntil: waitUntilFor(strategy), timeout: puppeteerTimeout(timeoutMs) }));
   }
 
   async waitForPendingNavigation(handle: string, strategy: PageLoadStrategy, timeoutMs: number): Promise<void> {
@@ -235,13 +291,17 @@ export class NativeBrowser implements DrivenBrowser {
     if (!state) return;
     // One round trip lets a navigation requested by the last input event reach us as an event.
     await cdp(page).send('Runtime.evaluate', { expression: '0' }).catch(() => {});
-    const done = () => (strategy === 'eager' ? state.domContentLoaded : !state.loading);
+    const done = () => !state.requested && (strategy === 'eager' ? state.domContentLoaded : !state.loading);
     if (done() || page.isClosed()) return;
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        state.waiters.delete(check);
-        reject(new NavigationTimeoutError(`navigation did not finish within ${timeoutMs} ms`));
-      }, timeoutMs);
+      // Past the timer range (W3C allows up to 2^53-1 ms) there is no deadline to keep.
+      const timer =
+        timeoutMs > MAX_TIMER_MS
+          ? undefined
+          : setTimeout(() => {
+              state.waiters.delete(check);
+              reject(new NavigationTimeoutError(`navigation did not finish within ${timeoutMs} ms`));
+            }, timeoutMs);
       const check = () => {
         if (!done() && !page.isClosed()) return;
         clearTimeout(timer);
@@ -291,12 +351,14 @@ export class NativeBrowser implements DrivenBrowser {
   async keyDown(handle: string, key: string): Promise<void> {
     const page = await this.#page(handle);
     if (isKnownKey(key)) await page.keyboard.down(key as KeyInput);
+    else if (isNamedKey(key)) await cdp(page).send('Input.dispatchKeyEvent', { type: 'rawKeyDown', key });
     else await page.keyboard.sendCharacter(key); // outside the US layout: insert the text
   }
 
   async keyUp(handle: string, key: string): Promise<void> {
     const page = await this.#page(handle);
     if (isKnownKey(key)) await page.keyboard.up(key as KeyInput);
+    else if (isNamedKey(key)) await cdp(page).send('Input.dispatchKeyEvent', { type: 'keyUp', key });
   }
 
   async mouseEvent(handle: string, event: MouseEventParams): Promise<void> {
@@ -318,6 +380,11 @@ export class NativeBrowser implements DrivenBrowser {
 
   async screenshot(handle: string, clip?: Rect): Promise<string> {
     const client = cdp(await this.#page(handle));
+    if (clip) {
+      // CDP's clip is in document coordinates; ours is relative to the (scrolled) viewport.
+      const { cssLayoutViewport } = await client.send('Page.getLayoutMetrics');
+      clip = { ...clip, x: clip.x + cssLayoutViewport.pageX, y: clip.y + cssLayoutViewport.pageY };
+    }
     const { data } = await client.send('Page.captureScreenshot', {
       format: 'png',
       ...(clip && { clip: { ...clip, scale: 1 } }),
@@ -343,9 +410,12 @@ export class NativeBrowser implements DrivenBrowser {
     }));
   }
 
-  async setCookie(handle: string, cookie: Omit<CookieData, 'domain'> & { domain?: string }): Promise<boolean> {
+  async setCookie(
+    handle: string,
+    cookie: Omit<CookieData, 'domain' | 'sameSite'> & { domain?: string; sameSite?: CookieData['sameSite'] },
+  ): Promise<boolean> {
     const page = await this.#page(handle);
-    const { success } = await cdp(page).send('Network.setCookie', {
+    const sent = cdp(page).send('Network.setCookie', {
       name: cookie.name,
       value: cookie.value,
       url: page.url(),
@@ -353,10 +423,16 @@ export class NativeBrowser implements DrivenBrowser {
       path: cookie.path,
       secure: cookie.secure,
       httpOnly: cookie.httpOnly,
-      sameSite: cookie.sameSite,
+      ...(cookie.sameSite !== undefined && { sameSite: cookie.sameSite }),
       ...(cookie.expiry !== undefined && { expires: cookie.expiry }),
     });
-    return success;
+    try {
+      return (await sent).success;
+    } catch (e) {
+      // Chromium refuses a malformed cookie (bad name or path) with an error, not success: false.
+      if (e instanceof ProtocolError && /Sanitizing cookie failed|Invalid cookie fields/i.test(e.message)) return false;
+      throw e;
+    }
   }
 
   async deleteCookies(handle: string, name?: string): Promise<void> {
@@ -384,6 +460,18 @@ function frameIdOf(frame: Frame): string {
 /** The W3C window handle of a page target: its CDP target id, as chromedriver uses. */
 export function handleOf(target: Target): string {
   return (target as unknown as { _targetId: string })._targetId;
+}
+
+/** Node timers overflow (and fire at once) past this many milliseconds. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A W3C page load timeout (0 to 2^53-1 ms) as puppeteer's: there 0 means "no timeout", and
+ * values past the timer range would fire at once.
+ */
+function puppeteerTimeout(ms: number): number {
+  if (ms === 0) return 1;
+  return ms > MAX_TIMER_MS ? 0 : ms;
 }
 
 async function navigation(run: () => Promise<unknown>): Promise<void> {

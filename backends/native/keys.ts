@@ -4,3 +4,8 @@ import { _keyDefinitions } from 'puppeteer-core/internal/common/USKeyboardLayout
 export function isKnownKey(key: string): boolean {
   return Object.hasOwn(_keyDefinitions, key);
 }
+
+/** A named key value ("ZenkakuHankaku") the layout lacks: sent as a bare key event, never as text. */
+export function isNamedKey(key: string): boolean {
+  return /^[A-Z][A-Za-z0-9]+$/.test(key);
+}

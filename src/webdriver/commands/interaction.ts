@@ -1,2 +1,130 @@
-// Placeholder: filled in by its chapter's implementation.
-export {};
+// Spec §12.4 "Element Interaction": Element Click, Element Clear, Element Send Keys.
+// The page atom (page/interact.js) checks and prepares the element in one round trip; input is
+// then dispatched as trusted events through the backend, and a navigation it started is awaited.
+import { access } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { DrivenBrowser } from '../../../backends/backend.ts';
+import { error } from '../errors.ts';
+import { graphemeClusters, isModifierKey, normalisedKeyValue, NULL_KEY, shiftedKey } from '../keys.ts';
+import { callAtom, RAW_ATOM } from '../page/index.ts';
+import { p } from '../params.ts';
+import type { Session } from '../session.ts';
+import { sessionCommand } from './types.ts';
+
+/** Spec: after input, "try to run the post-navigation checks": wait for a navigation it started. */
+async function awaitNavigation(session: Session): Promise<void> {
+  const handle = session.currentWindow;
+  if (handle === null) return;
+  await session.browser.waitForPendingNavigation(handle, session.pageLoadStrategy, session.timeouts.pageLoad);
+}
+
+// ── Element Click (spec §12.4.1) ─────────────────────────────────────────────────────────────
+
+export const elementClick = sessionCommand({
+  async handler({ session, urlParams }) {
+    // Checks, scrolls into view, hit-tests: the in-view center point, or null if the page did
+    // the click itself (an <option>).
+    const point = await callAtom<{ x: number; y: number } | null>(session, 'elementClick', { id: urlParams.elementId });
+    if (point) {
+      const handle = await session.currentTopLevel();
+      const { browser } = session;
+      await browser.mouseEvent(handle, { type: 'move', x: point.x, y: point.y });
+      await browser.mouseEvent(handle, { type: 'down', x: point.x, y: point.y, button: 'left', clickCount: 1 });
+      await browser.mouseEvent(handle, { type: 'up', x: point.x, y: point.y, button: 'left', clickCount: 1 });
+    }
+    await awaitNavigation(session);
+    return null;
+  },
+});
+
+// ── Element Clear (spec §12.4.2) ─────────────────────────────────────────────────────────────
+
+export const elementClear = sessionCommand({
+  async handler({ session, urlParams }) {
+    await callAtom(session, 'elementClear', { id: urlParams.elementId, implicitMs: session.timeouts.implicit });
+    return null;
+  },
+});
+
+// ── Element Send Keys (spec §12.4.3) ─────────────────────────────────────────────────────────
+
+/**
+ * Spec "dispatch actions for a string" for one keyboard: each grapheme cluster is pressed and
+ * released; modifiers are sticky (pressing one toggles it), the NULL key releases them all, and
+ * whatever is still held is released at the end.
+ */
+async function typeText(browser: DrivenBrowser, handle: string, text: string): Promise<void> {
+  const held = new Set<string>();
+  const releaseAll = async () => {
+    for (const key of held) await browser.keyUp(handle, key);
+    held.clear();
+  };
+  try {
+    for (const cluster of graphemeClusters(text)) {
+      if (cluster === NULL_KEY) {
+        await releaseAll();
+        continue;
+      }
+      let key = normalisedKeyValue(cluster);
+      if (isModifierKey(key)) {
+        if (held.delete(key)) await browser.keyUp(handle, key);
+        else {
+          held.add(key);
+          await browser.keyDown(handle, key);
+        }
+        continue;
+      }
+      // Shift held types the US layout's shifted character ('a' → 'A'), as a keyboard would.
+      if (held.has('Shift')) key = shiftedKey(key);
+      await browser.keyDown(handle, key);
+      await browser.keyUp(handle, key);
+    }
+  } finally {
+    await releaseAll();
+  }
+}
+
+/** Spec: file paths, one a line; each must exist here; several only for a `multiple` input. */
+async function selectedFiles(text: string, multiple: boolean): Promise<string[]> {
+  const files = text.split('\n').map((line) => line.replace(/\r$/, ''));
+  if (files.length > 1 && !multiple) {
+    throw error('invalid argument', `${files.length} files given for an <input type=file> without the multiple attribute`);
+  }
+  return Promise.all(
+    files.map(async (file) => {
+      if (file === '') throw error('invalid argument', 'a file path is empty');
+      const path = resolve(file);
+      try {
+        await access(path);
+      } catch {
+        throw error('invalid argument', `file not found: ${file}`);
+      }
+      return path;
+    }),
+  );
+}
+
+export const elementSendKeys = sessionCommand({
+  // Selenium sends `value` (the text split in characters) beside `text`; the spec reads `text`.
+  params: p.object({ text: p.string }),
+  async handler({ session, urlParams }, { text }) {
+    const id = urlParams.elementId;
+    const prepared = await callAtom<{ file: true; multiple: boolean } | { file: false } | { done: true }>(session, 'elementSendKeys', {
+      id,
+      text,
+      implicitMs: session.timeouts.implicit,
+      strictFileInteractability: session.strictFileInteractability,
+    });
+    if ('done' in prepared) return null;
+    if (prepared.file) {
+      const files = await selectedFiles(text, prepared.multiple);
+      // Chromium fires input and change for DOM.setFileInputFiles, as for a user's choice.
+      await session.browser.setFileInputFiles(await session.currentContext(), RAW_ATOM, ['resolveElement', { id }], files);
+      return null;
+    }
+    await typeText(session.browser, await session.currentTopLevel(), text);
+    // Enter may have submitted a form.
+    await awaitNavigation(session);
+    return null;
+  },
+});

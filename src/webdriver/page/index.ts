@@ -24,6 +24,17 @@ ${loadParts()}
 return run(wdgateOp, wdgateArgs);
 }`;
 
+/**
+ * A declaration answering an op's raw value (a node, say) instead of its JSON answer, for
+ * backend primitives that need a handle on a page object (setFileInputFiles). A failing op
+ * throws (a ScriptError): check the element with callAtom first.
+ */
+export const RAW_ATOM = `async function (wdgateOp, wdgateArgs) {
+const answer = await (${ATOM})(wdgateOp, wdgateArgs);
+if (answer.error !== undefined) throw new Error(answer.error + ': ' + answer.message);
+return answer.value;
+}`;
+
 /** Execute Script's declaration: the user's body is a sloppy-mode function outside our scope. */
 function executeDeclaration(body: string): string {
   return `function (wdgateOp, wdgateArgs) {
@@ -80,7 +91,8 @@ export async function executeInPage(
 ): Promise<unknown> {
   const context = await session.currentContext();
   const run = call(session, context, executeDeclaration(body), 'executeScript', { args, async, windowHandle: context.window }, false);
-  if (timeoutMs === null) return run;
+  // null: no timeout. Past 2^31-1 ms Node timers fire at once, and no script runs that long.
+  if (timeoutMs === null || timeoutMs > 2 ** 31 - 1) return run;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(error('script timeout', `script did not complete within ${timeoutMs} ms`)), timeoutMs);

@@ -1,0 +1,275 @@
+// ── interact.js: Element Interaction (spec §12.4): Element Click, Element Clear, Element Send Keys.
+// The page half of each command: element state checks, scrolling, hit testing and the DOM-only
+// parts (option selection, clearing). Trusted input events are dispatched by the gateway.
+// In a block so its helpers cannot collide with other page files' names.
+{
+  // Input types whose value is typed (spec "mutable form control element" states, minus the
+  // non-typeable ones and file upload).
+  const TYPED_INPUT_TYPES = new Set([
+    'text', 'search', 'url', 'tel', 'email', 'password', 'date', 'month', 'week', 'time', 'datetime-local', 'number',
+  ]);
+  // Spec "non-typeable form control": keys make no sense, Send Keys sets the value.
+  const NON_TYPEABLE_INPUT_TYPES = new Set(['color', 'range']);
+  const DESCRIBE_MAX_VALUE = 40;
+
+  const isInput = (el) => el instanceof HTMLInputElement;
+  const isFileInput = (el) => isInput(el) && el.type === 'file';
+  const isDisabled = (el) => el.matches(':disabled');
+
+  /** The start tag of an element, for messages: <button id="go" class="big">. */
+  function describe(el) {
+    if (!el) return 'nothing';
+    const attrs = Array.from(el.attributes, (a) => {
+      const v = a.value.length > DESCRIBE_MAX_VALUE ? `${a.value.slice(0, DESCRIBE_MAX_VALUE)}…` : a.value;
+      return v === '' ? ` ${a.name}` : ` ${a.name}="${v.replaceAll('"', '&quot;')}"`;
+    });
+    return `<${el.localName}${attrs.join('')}>`;
+  }
+
+  /** Why the element is not rendered, or null: display/visibility as the user sees them. */
+  function notDisplayedReason(el) {
+    if (el === document.documentElement || el === document.body) return null;
+    if (el.getClientRects().length === 0) return 'is not displayed';
+    const visibility = getComputedStyle(el).visibility;
+    if (visibility !== 'visible') return `is not displayed (visibility: ${visibility})`;
+    if (typeof el.checkVisibility === 'function' && !el.checkVisibility()) return 'is not displayed';
+    return null;
+  }
+
+  /** Spec: an option's container is its select or datalist (the thing the user sees). */
+  function containerOf(el) {
+    if (el instanceof HTMLOptionElement) {
+      const container = el.closest('select, datalist');
+      if (container) return container;
+    }
+    return el;
+  }
+
+  /** The first client rect with an area: the first of an inline element's boxes may be empty. */
+  function firstBox(el) {
+    for (const rect of el.getClientRects()) if (rect.width > 0 && rect.height > 0) return rect;
+    return null;
+  }
+
+  /**
+   * Spec "scroll into view": scrollIntoView({behavior: instant, block: end, inline: nearest}).
+   * Like chromedriver and geckodriver, only when the element is not already entirely in view:
+   * scrolling a visible element to the bottom could put it under a fixed footer.
+   */
+  function scrollIntoView(el) {
+    const box = firstBox(el);
+    if (box && box.left >= 0 && box.top >= 0 && box.right <= innerWidth && box.bottom <= innerHeight) return;
+    el.scrollIntoView({ behavior: 'instant', block: 'end', inline: 'nearest' });
+  }
+
+  /** Spec "in-view center point" (of the first non-empty box), or element not interactable saying why. */
+  function inViewCenterPoint(el) {
+    const hidden = notDisplayedReason(el);
+    if (hidden) fail('element not interactable', `element ${describe(el)} ${hidden}`);
+    const box = firstBox(el);
+    if (!box) fail('element not interactable', `element ${describe(el)} has zero size`);
+    const left = Math.max(0, box.left);
+    const right = Math.min(innerWidth, box.right);
+    const top = Math.max(0, box.top);
+    const bottom = Math.min(innerHeight, box.bottom);
+    if (left >= right || top >= bottom) {
+      fail(
+        'element not interactable',
+        `element ${describe(el)} is out of the viewport (at ${Math.round(box.left)}, ${Math.round(box.top)} in a ${innerWidth}x${innerHeight} viewport) and could not be scrolled into view`,
+      );
+    }
+    return { x: Math.floor((left + right) / 2), y: Math.floor((top + bottom) / 2) };
+  }
+
+  const inclusiveAncestorOf = (ancestor, node) => ancestor === node || ancestor.contains(node);
+
+  /**
+   * Spec "obscured": the topmost element at the point must be the element or inside it. Like
+   * chromedriver, a label and its labeled control stand for each other (clicking either one
+   * activates the control).
+   */
+  function receivesClick(el, top) {
+    if (!top) return false;
+    if (inclusiveAncestorOf(el, top)) return true;
+    if (el instanceof HTMLLabelElement && el.control && inclusiveAncestorOf(el.control, top)) return true;
+    for (const label of el.labels ?? []) if (inclusiveAncestorOf(label, top)) return true;
+    return false;
+  }
+
+  function topmostAt(el, point) {
+    // Hit test in the element's own tree: the document's answer would retarget to a shadow host.
+    const root = el.getRootNode();
+    const scope = root instanceof ShadowRoot ? root : el.ownerDocument;
+    return scope.elementsFromPoint(point.x, point.y)[0] ?? null;
+  }
+
+  function fireEvent(target, type) {
+    target.dispatchEvent(new Event(type, { bubbles: true, composed: type === 'input' }));
+  }
+
+  function fireMouseEvent(target, type) {
+    target.dispatchEvent(new MouseEvent(type, { bubbles: true, cancelable: true, composed: true, view: window, button: 0, detail: 1 }));
+  }
+
+  /** Spec Element Click for an <option>: select it without pointer input, firing the events a user's choice fires. */
+  function clickOption(option, container) {
+    fireMouseEvent(container, 'mouseover');
+    fireMouseEvent(container, 'mousemove');
+    fireMouseEvent(container, 'mousedown');
+    if (container !== document.activeElement) container.focus();
+    const disabled = option.disabled || option.parentElement?.matches('optgroup[disabled]') || (container.matches(':disabled'));
+    if (!disabled) {
+      const previous = option.selected;
+      const multiple = container instanceof HTMLSelectElement && container.multiple;
+      option.selected = multiple ? !previous : true;
+      if (option.selected !== previous) {
+        fireEvent(container, 'input');
+        fireEvent(container, 'change');
+      }
+    }
+    fireMouseEvent(container, 'mouseup');
+    fireMouseEvent(container, 'click');
+  }
+
+  /** Poll `reasonNow` (null when satisfied) until the implicit wait timeout; the last reason or null. */
+  async function waitFor(reasonNow, timeoutMs) {
+    const deadline = performance.now() + (timeoutMs ?? 0);
+    for (;;) {
+      const reason = reasonNow();
+      if (reason === null || performance.now() >= deadline) return reason;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** The element (or editing host) that receives the keys: has focus in its own tree. */
+  function hasFocus(el) {
+    return el.getRootNode().activeElement === el;
+  }
+
+  // ── Element Click (spec §12.4.1) ─────────────────────────────────────────────────────────
+  // Returns the point for the gateway's trusted mouse events, or null when the click is done
+  // (an option was selected in the page).
+  OPS.elementClick = function ({ id }) {
+    const element = getKnownElement(id);
+    if (isFileInput(element)) {
+      fail('invalid argument', 'cannot click an <input type=file> (the file chooser is not automatable): send keys to it with the file paths instead');
+    }
+    const container = containerOf(element);
+    scrollIntoView(container);
+    const point = inViewCenterPoint(container);
+    const top = topmostAt(container, point);
+    if (!receivesClick(container, top)) {
+      fail(
+        'element click intercepted',
+        `Element ${describe(element)} is not clickable at point (${point.x}, ${point.y}). Other element would receive the click: ${describe(top)}`,
+      );
+    }
+    if (container !== element) {
+      clickOption(element, container);
+      return null;
+    }
+    return point;
+  };
+
+  // ── Element Clear (spec §12.4.2) ─────────────────────────────────────────────────────────
+  OPS.elementClear = async function ({ id, implicitMs }) {
+    const element = getKnownElement(id);
+    // Spec: "If element is not editable, return invalid element state" (editable: a mutable
+    // form control element, or content editable).
+    let kind;
+    if (isInput(element) || element instanceof HTMLTextAreaElement) {
+      if (isInput(element) && !TYPED_INPUT_TYPES.has(element.type) && !NON_TYPEABLE_INPUT_TYPES.has(element.type) && !isFileInput(element)) {
+        fail('invalid element state', `element ${describe(element)} is not editable: an <input type=${element.type}> has no value to clear`);
+      }
+      if (isDisabled(element)) fail('invalid element state', `element ${describe(element)} is disabled`);
+      if (element.readOnly && !NON_TYPEABLE_INPUT_TYPES.has(element.type) && !isFileInput(element)) {
+        fail('invalid element state', `element ${describe(element)} is read-only`);
+      }
+      kind = 'value';
+    } else if (element.isContentEditable) {
+      kind = 'content';
+    } else {
+      fail('invalid element state', `element ${describe(element)} is not editable (not an input, textarea or contenteditable element)`);
+    }
+    // Spec: wait (implicit wait timeout) for the element to become interactable.
+    const hidden = await waitFor(() => notDisplayedReason(element), implicitMs);
+    if (hidden) fail('element not interactable', `element ${describe(element)} ${hidden}`);
+    scrollIntoView(element);
+    // Spec: focusing steps, clear algorithm, unfocusing steps. Like chromedriver, input and
+    // change fire only when there was something to clear.
+    element.focus();
+    if (kind === 'value' ? element.value !== '' : element.innerHTML !== '') {
+      if (kind === 'value') element.value = '';
+      else element.innerHTML = '';
+      fireEvent(element, 'input');
+      fireEvent(element, 'change');
+    }
+    element.blur();
+    return null;
+  };
+
+  // ── Element Send Keys (spec §12.4.3) ─────────────────────────────────────────────────────
+  // Prepares the element for the gateway's key events: checks, scrolls, focuses, places the
+  // caret. Returns {file, multiple} for file inputs, {done: true} when no key events are due.
+  OPS.elementSendKeys = async function ({ id, text, implicitMs, strictFileInteractability }) {
+    const element = getKnownElement(id);
+    if (isFileInput(element)) {
+      // Spec: only with strictFileInteractability must a file input be interactable (hidden
+      // file inputs behind styled buttons are the common case).
+      if (strictFileInteractability) {
+        const reason = await waitFor(() => notDisplayedReason(element) ?? (isDisabled(element) ? 'is disabled' : null), implicitMs);
+        if (reason) fail('element not interactable', `element ${describe(element)} ${reason}`);
+      }
+      return { file: true, multiple: element.multiple };
+    }
+
+    // Spec: wait for the element to become keyboard-interactable.
+    const reason = await waitFor(() => notDisplayedReason(element) ?? (isDisabled(element) ? 'is disabled' : null), implicitMs);
+    if (reason) fail('element not interactable', `element ${describe(element)} ${reason}`);
+
+    if (isInput(element) && NON_TYPEABLE_INPUT_TYPES.has(element.type)) {
+      // Spec: a non-typeable form control gets its value set.
+      if (element.readOnly) fail('element not interactable', `element ${describe(element)} is read-only`);
+      element.value = text;
+      if (element.validity.badInput) fail('invalid argument', `${JSON.stringify(text)} is not a valid value for an <input type=${element.type}>`);
+      fireEvent(element, 'input');
+      fireEvent(element, 'change');
+      return { done: true };
+    }
+
+    scrollIntoView(element);
+    // Keys inside a contenteditable region go to its editing host.
+    const focusTarget = element.isContentEditable ? (element.closest('[contenteditable]:not([contenteditable="false"])') ?? element) : element;
+    if (!hasFocus(focusTarget)) {
+      if (focusTarget === document.body || focusTarget === document.documentElement) {
+        // Keys sent to the document go wherever nothing is focused.
+        document.activeElement?.blur();
+      } else {
+        focusTarget.focus();
+        if (!hasFocus(focusTarget)) fail('element not interactable', `element ${describe(element)} is not reachable by keyboard (it cannot be focused)`);
+      }
+      // Spec: "set the text insertion caret after any child content" / at the end of the value.
+      if (element.isContentEditable) {
+        const range = document.createRange();
+        range.selectNodeContents(element);
+        range.collapse(false);
+        const selection = getSelection();
+        selection.removeAllRanges();
+        selection.addRange(range);
+      } else if (typeof element.setSelectionRange === 'function') {
+        try {
+          element.setSelectionRange(element.value.length, element.value.length);
+        } catch {
+          // email, number and friends have no selection API; the caret stays where focus put it.
+        }
+      }
+    }
+    return { file: false };
+  };
+
+  // The element itself (not a reference): for the backend, which needs a handle on the node
+  // (DOM.setFileInputFiles). Called through RAW_ATOM.
+  OPS.resolveElement = function ({ id }) {
+    return getKnownElement(id);
+  };
+}
