@@ -67,7 +67,7 @@ test('selenium-webdriver (JavaScript)', async () => {
     assert.equal((await driver.getAllWindowHandles()).length, 2);
     await driver.close();
     await driver.switchTo().window(original);
-    assert.equal(await driver.getTitle(), 'client test');
+    assert.equal(await driver.getTitle(), 'sent pre typed'); // the original window, as the form left it
   } finally {
     await driver.quit();
   }
