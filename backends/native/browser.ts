@@ -50,6 +50,8 @@ export class NativeBrowser implements DrivenBrowser {
   readonly #browser: Browser;
   readonly #pages = new Map<string, Page>();
   readonly #loadStates = new WeakMap<Page, LoadState>();
+  /** Where puppeteer's mouse is, per page (it tracks it too, but privately). */
+  readonly #pointer = new WeakMap<Page, { x: number; y: number }>();
   readonly #onClose: () => Promise<void>;
   #closed = false;
 
@@ -364,16 +366,14 @@ export class NativeBrowser implements DrivenBrowser {
   async mouseEvent(handle: string, event: MouseEventParams): Promise<void> {
     const page = await this.#page(handle);
     const options = { button: event.button ?? 'left', clickCount: event.clickCount ?? 1 } as const;
-    switch (event.type) {
-      case 'move':
-        return page.mouse.move(event.x, event.y);
-      case 'down':
-        await page.mouse.move(event.x, event.y);
-        return page.mouse.down(options);
-      case 'up':
-        await page.mouse.move(event.x, event.y);
-        return page.mouse.up(options);
+    // Each dispatched move waits for the renderer: press and release move only when needed.
+    const at = this.#pointer.get(page);
+    if (event.type === 'move' || !at || at.x !== event.x || at.y !== event.y) {
+      await page.mouse.move(event.x, event.y);
+      this.#pointer.set(page, { x: event.x, y: event.y });
     }
+    if (event.type === 'down') await page.mouse.down(options);
+    else if (event.type === 'up') await page.mouse.up(options);
   }
 
   // ── Capture ──────────────────────────────────────────────────────────────────────────────

@@ -49,6 +49,7 @@ export class Gateway {
   /** End every session (gateway shutdown). */
   async close(): Promise<void> {
     this.#closing = true;
-    await Promise.all(this.sessions.all().map((s) => this.sessions.end(s)));
+    for (const session of this.sessions.all()) void this.sessions.end(session);
+    await this.sessions.settled();
   }
 }

@@ -4,6 +4,8 @@ import type { Session } from './session.ts';
 
 export class Sessions {
   readonly #byId = new Map<string, Session>();
+  /** Browsers still shutting down after their session ended (the client already has its answer). */
+  readonly #closing = new Set<Promise<void>>();
 
   get size(): number {
     return this.#byId.size;
@@ -21,11 +23,22 @@ export class Sessions {
     return [...this.#byId.values()];
   }
 
-  /** Forget the session and end its browser. Idempotent. */
-  async end(session: Session): Promise<void> {
-    if (session.ended) return;
+  /**
+   * Forget the session at once and end its browser in the background; `settled()` waits for
+   * every such ending. Idempotent.
+   */
+  end(session: Session): Promise<void> {
+    if (session.ended) return Promise.resolve();
     session.ended = true;
     this.#byId.delete(session.id);
-    await session.browser.close();
+    const closing = session.browser.close();
+    this.#closing.add(closing);
+    void closing.finally(() => this.#closing.delete(closing));
+    return closing;
+  }
+
+  /** Resolves when every browser of an ended session is gone. */
+  async settled(): Promise<void> {
+    while (this.#closing.size) await Promise.all(this.#closing);
   }
 }
