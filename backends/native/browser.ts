@@ -23,6 +23,8 @@ interface LoadState {
   domContentLoaded: boolean;
   /** A renderer-initiated navigation (a form submission) was requested but has not started loading. */
   requested?: boolean;
+  /** The URL an error page stands for (the main frame's failed navigation), if one is shown. */
+  unreachableUrl?: string;
   waiters: Set<() => void>;
 }
 
@@ -129,6 +131,9 @@ export class NativeBrowser implements DrivenBrowser {
       state.loading = false;
       state.domContentLoaded = true;
       notify();
+    });
+    client.on('Page.frameNavigated', (e) => {
+      if (!e.frame.parentId) state.unreachableUrl = e.frame.unreachableUrl;
     });
     client.on('Page.lifecycleEvent', (e) => {
       if (e.name === 'DOMContentLoaded' && isMain(e.frameId)) {
@@ -257,7 +262,14 @@ export class NativeBrowser implements DrivenBrowser {
       }
       return;
     }
-    await navigation(() => page.goto(url, { waitUntil: waitUntilFor(strategy), timeout: puppeteerTimeout(timeoutMs) }));
+    try {
+      await navigation(() => page.goto(url, { waitUntil: waitUntilFor(strategy), timeout: puppeteerTimeout(timeoutMs) }));
+    } catch (e) {
+      // A failed load (net::ERR_…) still commits an error page: let it load, so the URL and
+      // document the next command sees are the error page's, not the previous page's.
+      if (!(e instanceof NavigationTimeoutError)) await this.waitForPendingNavigation(handle, strategy, 5000).catch(() => {});
+      throw e;
+    }
   }
 
   async traverseHistory(handle: string, delta: -1 | 1, strategy: PageLoadStrategy, timeoutMs: number): Promise<void> {
@@ -316,7 +328,9 @@ export class NativeBrowser implements DrivenBrowser {
   }
 
   async currentUrl(handle: string): Promise<string> {
-    return (await this.#page(handle)).url();
+    const page = await this.#page(handle);
+    // An error page's document URL is the URL that failed (HTML), not chrome-error://.
+    return this.#loadStates.get(page)?.unreachableUrl ?? page.url();
   }
 
   // ── Script ───────────────────────────────────────────────────────────────────────────────

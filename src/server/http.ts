@@ -59,7 +59,7 @@ function handle(gateway: Gateway, options: ServerOptions, res: HttpResponse, req
   const host = req.getHeader('host');
   const origin = req.getHeader('origin');
   const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
-  const state = { aborted: false };
+  const state: ResponseState = { aborted: false, head: method === 'HEAD' };
   res.onAborted(() => {
     state.aborted = true;
   });
@@ -122,19 +122,28 @@ function readBody(res: HttpResponse, limit: number, done: (body: Buffer | null) 
   });
 }
 
-function sendError(res: HttpResponse, state: { aborted: boolean }, e: WebDriverError): void {
+interface ResponseState {
+  /** The client went away, or we answered already: never touch res again. */
+  aborted: boolean;
+  /** A HEAD request: headers only, or the body would be read as the next response. */
+  head: boolean;
+}
+
+function sendError(res: HttpResponse, state: ResponseState, e: WebDriverError): void {
   const { status, body } = serializeError(e);
   send(res, state, status, body);
 }
 
-function send(res: HttpResponse, state: { aborted: boolean }, status: number, body: string): void {
+function send(res: HttpResponse, state: ResponseState, status: number, body: string): void {
   if (state.aborted) return;
   state.aborted = true; // answered: never touch res again
   res.cork(() => {
     res
       .writeStatus(STATUS_TEXT[status] ?? `${status} Error`)
       .writeHeader('Content-Type', JSON_TYPE)
-      .writeHeader('Cache-Control', 'no-cache')
-      .end(body);
+      .writeHeader('Cache-Control', 'no-cache');
+    // (endWithoutBody(length) leaves this uWS build's response unfinished: no length given.)
+    if (state.head) res.endWithoutBody();
+    else res.end(body);
   });
 }

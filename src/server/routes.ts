@@ -123,20 +123,28 @@ export type RouteMatch =
 export function matchRoute(method: string, rawPath: string): RouteMatch {
   let path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
   for (const base of BASE_PATHS) if (path.startsWith(base + '/')) path = path.slice(base.length);
-  let node = tree;
-  const urlParams: Record<string, string> = {};
-  for (const segment of path.split('/').slice(1)) {
-    const next = node.literal.get(segment);
-    if (next) node = next;
-    else if (node.param && segment !== '') {
-      urlParams[node.param.name] = safeDecode(segment);
-      node = node.param.node;
-    } else return { kind: 'unknown command' };
+  return walk(tree, path.split('/').slice(1), 0, method as Method, {});
+}
+
+/**
+ * Depth-first: a literal segment is tried before a parameter, and a parameter is still tried
+ * when the literal branch has no such command (an element whose id is "active" has a text).
+ * A found route beats a path known with other methods, which beats an unknown path.
+ */
+function walk(node: Node, segments: string[], i: number, method: Method, urlParams: Record<string, string>): RouteMatch {
+  if (i === segments.length) {
+    if (node.methods.size === 0) return { kind: 'unknown command' };
+    const route = node.methods.get(method);
+    if (!route) return { kind: 'unknown method', allowed: [...node.methods.keys()] };
+    return { kind: 'found', route, urlParams };
   }
-  if (node.methods.size === 0) return { kind: 'unknown command' };
-  const route = node.methods.get(method as Method);
-  if (!route) return { kind: 'unknown method', allowed: [...node.methods.keys()] };
-  return { kind: 'found', route, urlParams };
+  const segment = segments[i]!;
+  const literal = node.literal.get(segment);
+  const viaLiteral = literal ? walk(literal, segments, i + 1, method, urlParams) : undefined;
+  if (viaLiteral?.kind === 'found' || !node.param || segment === '') return viaLiteral ?? { kind: 'unknown command' };
+  const viaParam = walk(node.param.node, segments, i + 1, method, { ...urlParams, [node.param.name]: safeDecode(segment) });
+  if (viaParam.kind === 'found' || !viaLiteral) return viaParam;
+  return viaLiteral.kind === 'unknown method' ? viaLiteral : viaParam;
 }
 
 function safeDecode(segment: string): string {

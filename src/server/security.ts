@@ -21,10 +21,11 @@ export function isLoopbackAddress(address: string): boolean {
 }
 
 /** Host header names this machine by IP literal or "localhost" (no DNS names: rebinding). */
+const ACCEPTABLE_HOST = /^(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+
 function isAcceptableHost(host: string): boolean {
   if (host === '') return true; // HTTP/1.0 clients may omit it
-  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '');
-  return name === 'localhost' || /^\d{1,3}(\.\d{1,3}){3}$/.test(name) || /^\[[0-9a-f:.]+\]$/i.test(name);
+  return ACCEPTABLE_HOST.test(host); // case-insensitive: host names are (RFC 3986 §3.2.2)
 }
 
 export function checkRequest(peer: string, host: string, origin: string): Verdict {

@@ -100,3 +100,40 @@ export async function leftoverBrowsers(gatewayPid: number): Promise<number> {
   }
   return count;
 }
+
+/** Poll `check` until it holds (up to `limitMs`), else fail with `message`. */
+export async function eventually(check: () => Promise<boolean> | boolean, message: string, limitMs = 10_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(message);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Main browser processes started by one gateway (its profile dirs carry its pid). */
+export async function browserMains(gatewayPid: number): Promise<number[]> {
+  const pids: number[] = [];
+  for (const proc of await (await import('node:fs/promises')).readdir('/proc')) {
+    if (!/^\d+$/.test(proc)) continue;
+    // Chromium rewrites its helpers' command lines into one space-separated string.
+    const cmdline = await (await import('node:fs/promises')).readFile(`/proc/${proc}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes(`wdgate-profile-${gatewayPid}-`) && !/(?:^|[\s\0])--type=/.test(cmdline)) pids.push(Number(proc));
+  }
+  return pids;
+}
+
+/** Processes whose command line names this profile directory (one session's browser). */
+export async function processesUsing(profile: string): Promise<number> {
+  let count = 0;
+  for (const proc of await (await import('node:fs/promises')).readdir('/proc')) {
+    if (/^\d+$/.test(proc) && (await (await import('node:fs/promises')).readFile(`/proc/${proc}/cmdline`, 'utf8').catch(() => '')).includes(profile)) count++;
+  }
+  return count;
+}
+
+
+/** The profile directory a browser process was started with. */
+export async function profileOf(pid: number): Promise<string> {
+  const cmdline = await (await import('node:fs/promises')).readFile(`/proc/${pid}/cmdline`, 'utf8');
+  return /--user-data-dir=(\S+?)(?:\0|\s|$)/.exec(cmdline)![1]!;
+}

@@ -26,7 +26,7 @@ export const closeWindow = sessionCommand({
     session.frames = [];
     const remaining = await session.browser.windowHandles();
     // Spec: closing the last top-level browsing context ends the session.
-    if (remaining.length === 0) await gateway.sessions.end(session);
+    if (remaining.length === 0) void gateway.sessions.end(session);
     return remaining;
   },
 });
@@ -45,8 +45,9 @@ export const switchToWindow = sessionCommand({
 });
 
 export const newWindow = sessionCommand({
-  // The type is only a hint (spec): any string is accepted, "window" gets a window.
-  params: p.object({ type: p.optional(p.string) }),
+  // The type is only a hint (spec): any string or null is accepted, "window" gets a window.
+  // Selenium (Python) sends {"type": null} for new_window() without a hint.
+  params: p.object({ type: p.nullable(p.string) }),
   async handler({ session }, { type }) {
     await session.currentTopLevel();
     const kind = type === 'window' ? 'window' : 'tab';
@@ -93,14 +94,25 @@ export const getWindowRect = sessionCommand({
 
 const I32_MIN = -(2 ** 31);
 const I32_MAX = 2 ** 31 - 1;
-const optionalInt = (min: number): Parser<number | null> => p.nullable(p.integer(min, I32_MAX));
+
+/**
+ * Spec Set Window Rect: null, or "a Number from min to 2^31 − 1". Any Number, not only
+ * integers (WPT sends 150.5): the fraction is dropped, as a C int conversion would.
+ */
+const rectMember = (min: number): Parser<number | null> =>
+  p.nullable((v, path) => {
+    if (typeof v !== 'number' || !(v >= min && v <= I32_MAX)) {
+      throw error('invalid argument', `${path} must be null or a number from ${min} to ${I32_MAX}`);
+    }
+    return Math.trunc(v) + 0; // + 0: never -0
+  });
 
 export const setWindowRect = sessionCommand({
   params: p.object({
-    x: optionalInt(I32_MIN),
-    y: optionalInt(I32_MIN),
-    width: optionalInt(0),
-    height: optionalInt(0),
+    x: rectMember(I32_MIN),
+    y: rectMember(I32_MIN),
+    width: rectMember(0),
+    height: rectMember(0),
   }),
   async handler({ session }, { x, y, width, height }) {
     const handle = await session.currentTopLevel();

@@ -50,9 +50,16 @@ export const refresh = sessionCommand({
   },
 });
 
+/** The document was replaced under a call (a navigation committed): the call never ran. */
+const CONTEXT_GONE = /Execution context was destroyed|Cannot find context/i;
+
 export const getTitle = sessionCommand({
   async handler({ session }) {
-    const handle = await session.currentTopLevel();
-    return session.browser.callFunction({ window: handle, frames: [] }, 'function () { return document.title; }', []);
+    // Spec: the title of the current top-level browsing context's active document.
+    const context = { window: await session.currentTopLevel(), frames: [] };
+    const read = () => session.browser.callFunction(context, 'function () { return document.title; }', []);
+    // Reading is idempotent: after a navigation that did not wait (strategy none), Chromium
+    // holds the call until the new document commits, then drops it with the old one.
+    return read().catch((e: unknown) => (e instanceof Error && CONTEXT_GONE.test(e.message) ? read() : Promise.reject(e)));
   },
 });

@@ -1,0 +1,301 @@
+// Navigation (spec §10) against real Chromium through the server: Navigate To with each page
+// load strategy and the page load timeout, history traversal, refresh, fragments, failures.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { createServer as createHttpServer, type ServerResponse } from 'node:http';
+import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import type { Session } from '../helpers/client.ts';
+import { leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';
+
+let gw: TestGateway;
+let pages: PageServer;
+let s: Session;
+
+before(async () => {
+  [gw, pages] = await Promise.all([startGateway(), startPageServer()]);
+  s = await gw.client.newSession();
+});
+
+after(async () => {
+  await s?.end().catch(() => {});
+  const pid = gw.process.pid!;
+  await gw?.stop();
+  await pages?.close();
+  assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
+});
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * A page whose response is held until `release()` (or 30 s): lets a test tell "the command
+ * returned before the page arrived" without timing anything.
+ */
+async function heldPage(html: string) {
+  const waiting: ServerResponse[] = [];
+  let released = false;
+  const server = createHttpServer((_req, res) => {
+    if (released) return res.end(html);
+    waiting.push(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const release = () => {
+    if (released) return;
+    released = true;
+    clearTimeout(fallback);
+    for (const res of waiting.splice(0)) res.writeHead(200, { 'content-type': 'text/html' }).end(html);
+  };
+  const fallback = setTimeout(release, 30_000);
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}/held`,
+    get released() {
+      return released;
+    },
+    release,
+    close: () =>
+      new Promise<void>((resolve) => {
+        release();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The session still navigates and runs script (after an error). */
+async function assertWorks(session: Session): Promise<void> {
+  const url = pages.page('<p>alive</p>', 'alive');
+  await session.navigate(url);
+  assert.equal(await session.get('/title'), 'alive');
+  assert.equal(await session.get('/url'), url);
+}
+
+describe('navigate to', () => {
+  test('title and URL reflect the new page', async () => {
+    const url = pages.page('<p>hi</p>', 'First page');
+    assert.equal(await s.navigate(url), null);
+    assert.equal(await s.get('/url'), url);
+    assert.equal(await s.get('/title'), 'First page');
+    await s.navigate('about:blank');
+    assert.equal(await s.get('/url'), 'about:blank');
+    assert.equal(await s.get('/title'), '');
+    await s.navigate('data:text/html,<title>from data</title>');
+    assert.equal(await s.get('/title'), 'from data');
+  });
+
+  test('a URL that is not absolute, or not a string, is invalid argument', async () => {
+    for (const url of ['not a url', '/relative/path', 'example.com', '', '//host/path']) {
+      const e = await s.fails('POST', '/url', { url }, 'invalid argument', 400);
+      assert.match(e.message, /url/, url);
+    }
+    for (const body of [{}, { url: 5 }, { url: null }, { url: ['http://127.0.0.1/'] }]) {
+      await s.fails('POST', '/url', body, 'invalid argument', 400);
+    }
+  });
+
+  test('normal strategy waits for the load event', async () => {
+    await s.navigate(`${pages.url}/slow-image?ms=1500`);
+    assert.equal(await s.execute('return document.readyState'), 'complete');
+    assert.equal(await s.execute('return document.images[0].complete && document.images[0].naturalWidth === 0'), true);
+    assert.equal(await s.get('/title'), 'slow image');
+  });
+
+  test('eager strategy returns at DOMContentLoaded, before subresources load', async () => {
+    const eager = await gw.client.newSession({ pageLoadStrategy: 'eager' });
+    try {
+      assert.equal(eager.capabilities.pageLoadStrategy, 'eager');
+      // The image takes 20 s: a return before then is the eager strategy, not luck.
+      await eager.navigate(`${pages.url}/slow-image?ms=20000`);
+      assert.equal(await eager.execute('return document.readyState'), 'interactive');
+      assert.equal(await eager.get('/title'), 'slow image');
+      assert.equal(await eager.execute('return document.images.length'), 1);
+    } finally {
+      await eager.end();
+    }
+  });
+
+  test('none strategy returns at once; commands then see the new document', async () => {
+    const held = await heldPage('<title>held</title><p>arrived</p>');
+    const none = await gw.client.newSession({ pageLoadStrategy: 'none' });
+    try {
+      await none.navigate(pages.page('<p>x</p>', 'before'));
+      await none.navigate(held.url);
+      // The reply came while the server still held the response: the navigation had not ended.
+      assert.equal(held.released, false);
+      // Chromium holds commands for the page until the navigation commits; a command caught
+      // at the switch answers from the new document, not with an error.
+      const title = none.get('/title');
+      await new Promise((r) => setTimeout(r, 100));
+      held.release();
+      assert.ok(['held', ''].includes(await title));
+      let now = '';
+      for (let i = 0; i < 100 && now !== 'held'; i++) {
+        now = await none.get('/title');
+        if (now !== 'held') await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.equal(now, 'held');
+      assert.equal(await none.get('/url'), held.url);
+    } finally {
+      held.release();
+      await none.end();
+      await held.close();
+    }
+  });
+
+  test('a page load timeout shorter than the load is 500 timeout; the session still works', async () => {
+    await s.post('/timeouts', { pageLoad: 500 });
+    try {
+      const e = await s.fails('POST', '/url', { url: `${pages.url}/slow?ms=3000` }, 'timeout', 500);
+      assert.match(e.message, /500/);
+      // The normal strategy waits for subresources too.
+      await s.fails('POST', '/url', { url: `${pages.url}/slow-image?ms=3000` }, 'timeout', 500);
+    } finally {
+      await s.post('/timeouts', { pageLoad: 300000 });
+    }
+    await assertWorks(s);
+  });
+
+  test('a page load timeout of 0 times out at once', async () => {
+    await s.post('/timeouts', { pageLoad: 0 });
+    try {
+      await s.fails('POST', '/url', { url: `${pages.url}/slow?ms=3000` }, 'timeout', 500);
+    } finally {
+      await s.post('/timeouts', { pageLoad: 300000 });
+    }
+    await assertWorks(s);
+  });
+
+  test('a page load timeout past the timer range is not taken as "now"', async () => {
+    await s.post('/timeouts', { pageLoad: Number.MAX_SAFE_INTEGER });
+    try {
+      await assertWorks(s);
+      await s.navigate(`${pages.url}/slow?ms=300`);
+      assert.equal(await s.get('/title'), 'slow');
+      await s.navigate(pages.page('<p>a</p>', 'a'));
+      await s.post('/back');
+      await s.post('/refresh');
+      assert.equal(await s.get('/title'), 'slow');
+    } finally {
+      await s.post('/timeouts', { pageLoad: 300000 });
+    }
+  });
+
+  test('a refused connection is unknown error naming net::ERR_CONNECTION_REFUSED; the session still works', async () => {
+    const port = await closedPort();
+    const url = `http://127.0.0.1:${port}/refused`;
+    const e = await s.fails('POST', '/url', { url }, 'unknown error', 500);
+    assert.match(e.message, /net::ERR_CONNECTION_REFUSED/);
+    // The error page stands for the URL that failed (as chromedriver answers), not chrome-error://.
+    assert.equal(await s.get('/url'), url);
+    await assertWorks(s);
+  });
+});
+
+describe('history', () => {
+  test('back and forward move through history', async () => {
+    const a = pages.page('<p>a</p>', 'A');
+    const b = pages.page('<p>b</p>', 'B');
+    await s.navigate(a);
+    await s.navigate(b);
+    assert.equal(await s.post('/back'), null);
+    assert.equal(await s.get('/url'), a);
+    assert.equal(await s.get('/title'), 'A');
+    assert.equal(await s.post('/forward'), null);
+    assert.equal(await s.get('/url'), b);
+    assert.equal(await s.get('/title'), 'B');
+    // At the end of history, forward is a no-op.
+    await s.post('/forward');
+    assert.equal(await s.get('/url'), b);
+  });
+
+  test('refresh re-runs the page (a sessionStorage counter counts loads)', async () => {
+    const url = pages.page(
+      `<script>
+        const n = Number(sessionStorage.getItem('loads') || 0) + 1;
+        sessionStorage.setItem('loads', String(n));
+        document.title = 'load ' + n;
+      </script>`,
+      'counter',
+    );
+    await s.navigate(url);
+    assert.equal(await s.get('/title'), 'load 1');
+    await s.execute('window.notReloaded = true');
+    assert.equal(await s.post('/refresh'), null);
+    assert.equal(await s.get('/title'), 'load 2');
+    assert.equal(await s.execute('return window.notReloaded === undefined'), true);
+    await s.post('/refresh', {});
+    assert.equal(await s.get('/title'), 'load 3');
+    assert.equal(await s.get('/url'), url);
+  });
+
+  test('back waits for the previous page to load (normal strategy)', async () => {
+    await s.navigate(`${pages.url}/slow-image?ms=1000`);
+    await s.navigate(pages.page('<p>next</p>', 'next'));
+    await s.post('/back');
+    assert.equal(await s.execute('return document.readyState'), 'complete');
+    assert.equal(await s.get('/title'), 'slow image');
+  });
+
+  test('back with no history is a no-op', async () => {
+    const original = await s.get('/window');
+    const { handle } = await s.post('/window/new', { type: 'tab' });
+    await s.post('/window', { handle });
+    try {
+      assert.equal(await s.get('/url'), 'about:blank');
+      assert.equal(await s.post('/back'), null);
+      assert.equal(await s.get('/url'), 'about:blank');
+      assert.equal(await s.post('/forward'), null);
+      assert.equal(await s.get('/url'), 'about:blank');
+    } finally {
+      await s.delete('/window');
+      await s.post('/window', { handle: original });
+    }
+  });
+
+  test('fragment navigation stays in the document; back returns to the unfragmented URL', async () => {
+    const url = pages.page('<p id="top">top</p><div style="height:5000px"></div><p id="far">far</p>', 'fragments');
+    await s.navigate(url);
+    await s.execute('window.marker = 42');
+    await s.navigate(`${url}#far`);
+    assert.equal(await s.get('/url'), `${url}#far`);
+    assert.equal(await s.execute('return window.marker'), 42);
+    assert.equal(await s.execute('return location.hash'), '#far');
+    assert.ok((await s.execute('return window.scrollY')) > 1000);
+    await s.post('/back');
+    assert.equal(await s.get('/url'), url);
+    assert.equal(await s.execute('return window.marker'), 42);
+    await s.post('/forward');
+    assert.equal(await s.get('/url'), `${url}#far`);
+    assert.equal(await s.execute('return window.marker'), 42);
+  });
+
+  test('back and forward through history.pushState entries stay in the document', async () => {
+    const url = pages.page('<p>spa</p>', 'spa');
+    await s.navigate(url);
+    await s.execute('window.marker = 7; history.pushState({}, "", "?view=2")');
+    assert.equal(await s.get('/url'), `${url}?view=2`);
+    await s.post('/back');
+    assert.equal(await s.get('/url'), url);
+    assert.equal(await s.execute('return window.marker'), 7);
+    await s.post('/forward');
+    assert.equal(await s.get('/url'), `${url}?view=2`);
+    assert.equal(await s.execute('return window.marker'), 7);
+  });
+
+  test('history commands take {} or no body at all', async () => {
+    const url = pages.page('<p>x</p>', 'x');
+    await s.navigate(url);
+    for (const command of ['/back', '/forward', '/refresh']) {
+      const reply = await s.raw('POST', command);
+      assert.equal(reply.status, 200, command);
+      assert.equal(reply.value, null);
+    }
+    assert.equal(await s.get('/title'), 'x');
+  });
+});

@@ -1,0 +1,310 @@
+// New Session, Delete Session, Status and the timeouts commands (spec §7, §9) against real
+// Chromium through the server.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import type { Client, Session } from '../helpers/client.ts';
+import { browserMains, eventually, leftoverBrowsers, processesUsing, profileOf } from '../helpers/pages.ts';
+
+let gw: TestGateway;
+let c: Client;
+/** A long-lived session for the timeouts tests. */
+let s: Session;
+
+const MAX_SESSIONS = 3;
+const installedVersion = /(\d+\.\d+\.\d+\.\d+)/.exec(execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }))?.[1];
+
+before(async () => {
+  gw = await startGateway(['--max-sessions', String(MAX_SESSIONS)]);
+  c = gw.client;
+  s = await c.newSession();
+});
+
+after(async () => {
+  await s?.end().catch(() => {});
+  const pid = gw.process.pid!;
+  await gw?.stop();
+  assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
+});
+
+/** POST /session with raw parameters; the raw reply. */
+const newSession = (params: unknown) => c.raw('POST', '/session', params);
+
+describe('new session', () => {
+  test('what WebdriverIO sends works; the reply has every standard capability and no webSocketUrl', async () => {
+    const reply = await newSession({
+      capabilities: {
+        alwaysMatch: {
+          browserName: 'chrome',
+          'goog:chromeOptions': { args: ['--headless=new'] },
+          webSocketUrl: true,
+          'wdio:enforceWebDriverClassic': true,
+        },
+        firstMatch: [{}],
+      },
+    });
+    assert.equal(reply.status, 200, JSON.stringify(reply.value));
+    assert.equal(reply.contentType, 'application/json; charset=utf-8');
+    const { sessionId, capabilities: caps } = reply.value;
+    assert.equal(typeof sessionId, 'string');
+    assert.ok(sessionId.length > 0);
+    // A client that sees webSocketUrl switches to BiDi, which is not served yet.
+    assert.equal(Object.hasOwn(caps, 'webSocketUrl'), false);
+    assert.equal(caps.browserName, 'chrome');
+    assert.match(caps.browserVersion, /^\d+\.\d+\.\d+\.\d+$/);
+    assert.equal(caps.browserVersion, installedVersion);
+    assert.equal(caps.platformName, 'linux');
+    assert.equal(caps.acceptInsecureCerts, false);
+    assert.equal(caps.pageLoadStrategy, 'normal');
+    assert.equal(caps.setWindowRect, true);
+    assert.equal(caps.strictFileInteractability, false);
+    assert.deepEqual(caps.timeouts, { implicit: 0, pageLoad: 300000, script: 30000 });
+    assert.equal(caps.unhandledPromptBehavior, 'dismiss and notify');
+    assert.deepEqual(caps['goog:chromeOptions'].args, ['--headless=new']);
+    // The session drives a real browser of that version.
+    const ua = await c.ok('POST', `/session/${sessionId}/execute/sync`, { script: 'return navigator.userAgent', args: [] });
+    assert.match(ua, new RegExp(`Chrome/${installedVersion!.split('.')[0]}\\.`));
+    assert.equal(await c.ok('DELETE', `/session/${sessionId}`), null);
+  });
+
+  test('what Selenium (Python) sends works, acceptInsecureCerts is echoed', async () => {
+    const value = await c.ok('POST', '/session', {
+      capabilities: {
+        firstMatch: [{}],
+        alwaysMatch: {
+          browserName: 'chrome',
+          pageLoadStrategy: 'normal',
+          acceptInsecureCerts: true,
+          'goog:chromeOptions': { extensions: [], args: ['--headless=new', '--window-size=800,600'] },
+        },
+      },
+    });
+    assert.equal(value.capabilities.acceptInsecureCerts, true);
+    const rect = await c.ok('GET', `/session/${value.sessionId}/window/rect`);
+    assert.deepEqual([rect.width, rect.height], [800, 600]);
+    await c.ok('DELETE', `/session/${value.sessionId}`);
+  });
+
+  test('browserName firefox is 500 session not created, naming the reason', async () => {
+    const e = await c.fails('POST', '/session', { capabilities: { alwaysMatch: { browserName: 'firefox' } } }, 'session not created', 500);
+    assert.match(e.message, /firefox/);
+  });
+
+  test('missing or malformed capabilities are 400 invalid argument', async () => {
+    let e = await c.fails('POST', '/session', {}, 'invalid argument', 400);
+    assert.match(e.message, /capabilities/);
+    e = await c.fails('POST', '/session', { desiredCapabilities: { browserName: 'chrome' } }, 'invalid argument', 400);
+    assert.match(e.message, /desiredCapabilities/);
+    await c.fails('POST', '/session', { capabilities: [] }, 'invalid argument', 400);
+    await c.fails('POST', '/session', { capabilities: { alwaysMatch: 'chrome' } }, 'invalid argument', 400);
+    await c.fails('POST', '/session', { capabilities: { firstMatch: [] } }, 'invalid argument', 400);
+    await c.fails('POST', '/session', { capabilities: { alwaysMatch: { pageLoadStrategy: 'fast' } } }, 'invalid argument', 400);
+    await c.fails('POST', '/session', { capabilities: { alwaysMatch: { browser: 'chrome' } } }, 'invalid argument', 400);
+    await c.fails('POST', '/session', { capabilities: { alwaysMatch: { 'goog:chromeOptions': { args: [5] } } } }, 'invalid argument', 400);
+    await c.fails('POST', '/session', { capabilities: { alwaysMatch: { 'goog:chromeOptions': 'headless' } } }, 'invalid argument', 400);
+  });
+
+  test('a key in both alwaysMatch and firstMatch is invalid argument', async () => {
+    const e = await c.fails(
+      'POST',
+      '/session',
+      { capabilities: { alwaysMatch: { browserName: 'chrome' }, firstMatch: [{ browserName: 'chrome' }] } },
+      'invalid argument',
+      400,
+    );
+    assert.match(e.message, /browserName/);
+  });
+
+  test('the first firstMatch entry that matches wins', async () => {
+    const value = await c.ok('POST', '/session', {
+      capabilities: {
+        alwaysMatch: { platformName: 'linux' },
+        firstMatch: [
+          { browserName: 'firefox', pageLoadStrategy: 'none' },
+          { browserName: 'chrome', pageLoadStrategy: 'eager' },
+          { browserName: 'chromium', pageLoadStrategy: 'none' },
+        ],
+      },
+    });
+    assert.equal(value.capabilities.browserName, 'chrome');
+    assert.equal(value.capabilities.pageLoadStrategy, 'eager');
+    await c.ok('DELETE', `/session/${value.sessionId}`);
+    // When none matches, every entry's reason is named.
+    const e = await c.fails(
+      'POST',
+      '/session',
+      { capabilities: { firstMatch: [{ browserName: 'firefox' }, { browserVersion: '1.2' }] } },
+      'session not created',
+      500,
+    );
+    assert.match(e.message, /firefox/);
+    assert.match(e.message, /1\.2/);
+  });
+
+  test('the timeouts and pageLoadStrategy capabilities are applied and echoed', async () => {
+    const timeouts = { implicit: 1234, pageLoad: 56789, script: null };
+    const value = await c.ok('POST', '/session', { capabilities: { alwaysMatch: { timeouts, pageLoadStrategy: 'none' } } });
+    assert.deepEqual(value.capabilities.timeouts, timeouts);
+    assert.equal(value.capabilities.pageLoadStrategy, 'none');
+    assert.deepEqual(await c.ok('GET', `/session/${value.sessionId}/timeouts`), timeouts);
+    await c.ok('DELETE', `/session/${value.sessionId}`);
+    // A partial timeouts capability keeps the other defaults.
+    const partial = await c.ok('POST', '/session', { capabilities: { alwaysMatch: { timeouts: { implicit: 5 } } } });
+    assert.deepEqual(await c.ok('GET', `/session/${partial.sessionId}/timeouts`), { implicit: 5, pageLoad: 300000, script: 30000 });
+    await c.ok('DELETE', `/session/${partial.sessionId}`);
+    await c.fails('POST', '/session', { capabilities: { alwaysMatch: { timeouts: { implicit: -1 } } } }, 'invalid argument', 400);
+  });
+
+  test('goog:chromeOptions.binary outside the allowed list is session not created', async () => {
+    const e = await c.fails(
+      'POST',
+      '/session',
+      { capabilities: { alwaysMatch: { 'goog:chromeOptions': { binary: '/bin/sh' } } } },
+      'session not created',
+      500,
+    );
+    assert.match(e.message, /\/bin\/sh/);
+    assert.match(e.message, /not allowed/);
+  });
+
+  test('--user-data-dir (or a debugging port) in args is session not created', async () => {
+    for (const arg of ['--user-data-dir=/tmp/x', '--user-data-dir', '--remote-debugging-port=9222']) {
+      const e = await c.fails(
+        'POST',
+        '/session',
+        { capabilities: { alwaysMatch: { 'goog:chromeOptions': { args: ['--headless=new', arg] } } } },
+        'session not created',
+        500,
+      );
+      assert.ok(e.message.includes(arg), e.message);
+    }
+  });
+
+  test('at the session limit New Session is session not created and /status is not ready', async () => {
+    const extra: string[] = [];
+    try {
+      // `s` is already open.
+      for (let i = 1; i < MAX_SESSIONS; i++) extra.push((await c.ok('POST', '/session', { capabilities: {} })).sessionId);
+      const status = await c.ok('GET', '/status');
+      assert.equal(status.ready, false);
+      assert.equal(typeof status.message, 'string');
+      const e = await c.fails('POST', '/session', { capabilities: {} }, 'session not created', 500);
+      assert.match(e.message, new RegExp(String(MAX_SESSIONS)));
+    } finally {
+      for (const id of extra) await c.ok('DELETE', `/session/${id}`);
+    }
+    assert.equal((await c.ok('GET', '/status')).ready, true);
+  });
+
+  test('concurrent New Sessions cannot exceed the session limit', async () => {
+    // `s` is open: MAX_SESSIONS - 1 more fit, the rest of a burst must be refused.
+    const burst = MAX_SESSIONS + 1;
+    const replies = await Promise.all(Array.from({ length: burst }, () => newSession({ capabilities: {} })));
+    const created = replies.filter((r) => r.status === 200).map((r) => r.value.sessionId as string);
+    try {
+      assert.equal(created.length, MAX_SESSIONS - 1, JSON.stringify(replies.map((r) => r.value.error ?? 'ok')));
+      for (const r of replies.filter((r) => r.status !== 200)) assert.equal(r.value.error, 'session not created');
+    } finally {
+      for (const id of created) await c.ok('DELETE', `/session/${id}`);
+    }
+  });
+});
+
+describe('delete session', () => {
+  test('after Delete Session every command is 404 invalid session id, and its browser is gone', async () => {
+    const pid = gw.process.pid!;
+    const before = new Set(await browserMains(pid));
+    const t = await c.newSession();
+    const [main] = (await browserMains(pid)).filter((p) => !before.has(p));
+    const profile = await profileOf(main!);
+    assert.ok((await processesUsing(profile)) > 0);
+    assert.equal(await t.end(), null);
+    // Answered at once; the browser exits and its profile is removed right after.
+    await eventually(async () => (await processesUsing(profile)) === 0 && !existsSync(profile), 'browser or profile left after Delete Session');
+    await t.fails('GET', '/title', undefined, 'invalid session id', 404);
+    await t.fails('POST', '/url', { url: 'about:blank' }, 'invalid session id', 404);
+    await t.fails('GET', '/window/handles', undefined, 'invalid session id', 404);
+    await c.fails('DELETE', `/session/${t.id}`, undefined, 'invalid session id', 404);
+    // Other sessions are untouched.
+    assert.equal(typeof (await s.get('/window')), 'string');
+  });
+
+  test('a browser that dies ends its session: commands become invalid session id, not hangs', async () => {
+    const pid = gw.process.pid!;
+    const before = new Set(await browserMains(pid));
+    const t = await c.newSession();
+    const mains = (await browserMains(pid)).filter((p) => !before.has(p));
+    assert.equal(mains.length, 1, 'one new browser process');
+    const profile = await profileOf(mains[0]!);
+    process.kill(mains[0]!, 'SIGKILL');
+    // The first commands may race the disconnect; each is still a W3C error, never a hang.
+    let reply = await t.raw('GET', '/title');
+    for (let i = 0; i < 100 && reply.value?.error !== 'invalid session id'; i++) {
+      assert.equal(typeof reply.value?.error, 'string', JSON.stringify(reply));
+      await new Promise((r) => setTimeout(r, 50));
+      reply = await t.raw('GET', '/title');
+    }
+    assert.equal(reply.status, 404);
+    assert.equal(reply.value.error, 'invalid session id');
+    // Its helper processes and profile are gone too.
+    await eventually(async () => (await processesUsing(profile)) === 0 && !existsSync(profile), 'the dead browser left processes or its profile');
+    assert.equal(typeof (await s.get('/window')), 'string');
+  });
+
+  test('an unknown session id is invalid session id, whatever the command', async () => {
+    await c.fails('GET', '/session/00000000-0000-0000-0000-000000000000/url', undefined, 'invalid session id', 404);
+    await c.fails('POST', '/session/nope/timeouts', { implicit: 1 }, 'invalid session id', 404);
+    await c.fails('GET', '/session/nope/element/e/text', undefined, 'invalid session id', 404);
+  });
+});
+
+describe('timeouts', () => {
+  test('Get Timeouts has exactly implicit, pageLoad and script', async () => {
+    const value = await s.get('/timeouts');
+    assert.deepEqual(Object.keys(value).sort(), ['implicit', 'pageLoad', 'script']);
+    assert.deepEqual(value, { implicit: 0, pageLoad: 300000, script: 30000 });
+  });
+
+  test('Set Timeouts sets any subset; script may be null; unknown keys are ignored', async () => {
+    assert.equal(await s.post('/timeouts', { implicit: 250 }), null);
+    assert.deepEqual(await s.get('/timeouts'), { implicit: 250, pageLoad: 300000, script: 30000 });
+    await s.post('/timeouts', { script: null, pageLoad: 1000, somethingElse: 'x', type: 'implicit', ms: 9 });
+    assert.deepEqual(await s.get('/timeouts'), { implicit: 250, pageLoad: 1000, script: null });
+    await s.post('/timeouts', {});
+    assert.deepEqual(await s.get('/timeouts'), { implicit: 250, pageLoad: 1000, script: null });
+    await s.post('/timeouts', { implicit: 0, pageLoad: Number.MAX_SAFE_INTEGER, script: 0 });
+    assert.deepEqual(await s.get('/timeouts'), { implicit: 0, pageLoad: Number.MAX_SAFE_INTEGER, script: 0 });
+    await s.post('/timeouts', { implicit: 0, pageLoad: 300000, script: 30000 });
+  });
+
+  test('a script timeout past the timer range is not taken as "now"', async () => {
+    await s.post('/timeouts', { script: Number.MAX_SAFE_INTEGER });
+    try {
+      assert.equal(await s.execute('return new Promise(r => setTimeout(() => r("waited"), 100))'), 'waited');
+      assert.equal(await s.post('/execute/async', { script: 'setTimeout(() => arguments[0]("async"), 100)', args: [] }), 'async');
+    } finally {
+      await s.post('/timeouts', { script: 30000 });
+    }
+  });
+
+  test('bad values are invalid argument and change nothing', async () => {
+    const bad = [
+      { implicit: -1 },
+      { pageLoad: '100' },
+      { script: 1.5 },
+      { implicit: 2 ** 53 },
+      { pageLoad: null },
+      { implicit: null },
+      { script: true },
+      { script: [] },
+      { implicit: 10, pageLoad: -5 },
+    ];
+    for (const body of bad) {
+      const e = await s.fails('POST', '/timeouts', body, 'invalid argument', 400);
+      assert.ok(Object.keys(body).some((k) => e.message.includes(k)), e.message);
+    }
+    assert.deepEqual(await s.get('/timeouts'), { implicit: 0, pageLoad: 300000, script: 30000 });
+  });
+});

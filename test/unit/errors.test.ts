@@ -1,0 +1,80 @@
+// W3C error codes and their HTTP statuses (spec §6.6), and the wire form of an error.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { NavigationTimeoutError, NoSuchWindowError, ScriptError } from '../../backends/backend.ts';
+import { ERROR_STATUS, error, isErrorCode, serializeError, toWebDriverError, WebDriverError } from '../../src/webdriver/errors.ts';
+
+// The spec's table, written out independently of src/webdriver/errors.ts.
+const SPEC_TABLE: Record<string, number> = {
+  'element click intercepted': 400,
+  'element not interactable': 400,
+  'insecure certificate': 400,
+  'invalid argument': 400,
+  'invalid cookie domain': 400,
+  'invalid element state': 400,
+  'invalid selector': 400,
+  'invalid session id': 404,
+  'javascript error': 500,
+  'move target out of bounds': 500,
+  'no such alert': 404,
+  'no such cookie': 404,
+  'no such element': 404,
+  'no such frame': 404,
+  'no such window': 404,
+  'no such shadow root': 404,
+  'script timeout': 500,
+  'session not created': 500,
+  'stale element reference': 404,
+  'detached shadow root': 404,
+  timeout: 500,
+  'unable to set cookie': 500,
+  'unable to capture screen': 500,
+  'unexpected alert open': 500,
+  'unknown command': 404,
+  'unknown error': 500,
+  'unknown method': 405,
+  'unsupported operation': 500,
+};
+
+test('every W3C error code has the spec status, and there are no others', () => {
+  assert.deepEqual(Object.keys(ERROR_STATUS).sort(), Object.keys(SPEC_TABLE).sort());
+  for (const [code, status] of Object.entries(SPEC_TABLE)) {
+    assert.ok(isErrorCode(code));
+    assert.equal(error(code as never, 'm').status, status, code);
+  }
+});
+
+test('isErrorCode knows only the spec codes', () => {
+  for (const v of ['no such thing', 'NO SUCH ELEMENT', '', undefined, null, 404, 'toString', '__proto__', 'constructor']) {
+    assert.equal(isErrorCode(v), false, String(v));
+  }
+});
+
+test('an error is sent as {value: {error, message, stacktrace}} with its status', () => {
+  const { status, body } = serializeError(error('no such element', 'no element matches "#x"'));
+  assert.equal(status, 404);
+  assert.deepEqual(JSON.parse(body), { value: { error: 'no such element', message: 'no element matches "#x"', stacktrace: '' } });
+});
+
+test('extra error data (the alert text of unexpected alert open) sits beside the three members', () => {
+  const { status, body } = serializeError(error('unexpected alert open', 'an alert is open', { data: { text: 'hi' } }));
+  assert.equal(status, 500);
+  assert.deepEqual(JSON.parse(body), { value: { error: 'unexpected alert open', message: 'an alert is open', stacktrace: '', data: { text: 'hi' } } });
+});
+
+test('backend and internal exceptions map to W3C errors; no stack leaks', () => {
+  const wd = error('no such frame', 'x');
+  assert.equal(toWebDriverError(wd), wd);
+  assert.equal(toWebDriverError(new NoSuchWindowError('gone')).code, 'no such window');
+  assert.equal(toWebDriverError(new NavigationTimeoutError('slow')).code, 'timeout');
+  const script = toWebDriverError(new ScriptError('TypeError: boom'));
+  assert.equal(script.code, 'javascript error');
+  assert.equal(script.message, 'TypeError: boom');
+  const internal = toWebDriverError(new RangeError('net::ERR_CONNECTION_REFUSED'));
+  assert.ok(internal instanceof WebDriverError);
+  assert.equal(internal.code, 'unknown error');
+  assert.equal(internal.message, 'net::ERR_CONNECTION_REFUSED');
+  assert.equal(JSON.parse(serializeError(internal).body).value.stacktrace, '');
+  assert.equal(toWebDriverError('a string').message, 'a string');
+  assert.equal(toWebDriverError(undefined).code, 'unknown error');
+});
