@@ -76,6 +76,8 @@ async function measure(client: Client, pageUrl: string): Promise<Results> {
 
   const { sessionId } = await client.ok('POST', '/session', { capabilities: { alwaysMatch: caps } });
   const s = (p: string) => `/session/${sessionId}${p}`;
+  // The same window on both sides: screenshot cost grows with the pixels.
+  await client.ok('POST', s('/window/rect'), { width: 1280, height: 800 });
   try {
     for (let i = 0; i < ITERATIONS; i++) {
       await record('navigate', () => client.ok('POST', s('/url'), { url: pageUrl }));
