@@ -9,6 +9,10 @@ import * as interaction from './interaction.ts';
 import * as script from './script.ts';
 import * as cookies from './cookies.ts';
 import * as screenshots from './screenshots.ts';
+import * as actions from './actions.ts';
+import * as prompts from './prompts.ts';
+import * as document from './document.ts';
+import * as upload from './upload.ts';
 
 export const commands: Record<string, Command> = {
   ...session,
@@ -19,4 +23,8 @@ export const commands: Record<string, Command> = {
   ...script,
   ...cookies,
   ...screenshots,
+  ...actions,
+  ...prompts,
+  ...document,
+  ...upload,
 } as Record<string, Command>;

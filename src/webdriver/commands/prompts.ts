@@ -1,0 +1,2 @@
+// Placeholder: filled in by its chapter's implementation.
+export {};
