@@ -8,22 +8,10 @@ import { p, type Parser } from '../params.ts';
 import type { Session } from '../session.ts';
 import { sessionCommand } from './types.ts';
 
-/** A serialized cookie (spec "table for cookie conversion"): expiry only when not a session cookie. */
-function serialize(c: CookieData): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    name: c.name,
-    value: c.value,
-    path: c.path,
-    domain: c.domain,
-    secure: c.secure,
-    httpOnly: c.httpOnly,
-    sameSite: c.sameSite,
-  };
-  if (c.expiry !== undefined) out.expiry = c.expiry;
-  return out;
-}
-
-/** Spec "all associated cookies" of the current browsing context's active document. */
+/**
+ * Spec "all associated cookies" of the current browsing context's active document, already in
+ * the serialized form (spec "table for cookie conversion": expiry only for non-session cookies).
+ */
 async function associatedCookies(session: Session): Promise<CookieData[]> {
   const { window } = await session.currentContext();
   return session.browser.getCookies(window);
@@ -31,7 +19,7 @@ async function associatedCookies(session: Session): Promise<CookieData[]> {
 
 export const getAllCookies = sessionCommand({
   async handler({ session }) {
-    return (await associatedCookies(session)).map(serialize);
+    return associatedCookies(session);
   },
 });
 
@@ -40,7 +28,7 @@ export const getNamedCookie = sessionCommand({
     const name = urlParams.name ?? '';
     const cookie = (await associatedCookies(session)).find((c) => c.name === name);
     if (!cookie) throw error('no such cookie', `no cookie named ${JSON.stringify(name)} is visible to the current document`);
-    return serialize(cookie);
+    return cookie;
   },
 });
 
