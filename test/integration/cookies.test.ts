@@ -2,9 +2,10 @@
 // Chromium through the server. Pages come from the loopback page server (http://127.0.0.1).
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import { closeSessionFixture, openSessionFixture } from '../helpers/fixture.ts';
 import type { Session } from '../helpers/client.ts';
-import { leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';
+import type { PageServer } from '../helpers/pages.ts';
 
 let gw: TestGateway;
 let pages: PageServer;
@@ -13,18 +14,11 @@ let s: Session;
 let home: string;
 
 before(async () => {
-  [gw, pages] = await Promise.all([startGateway(), startPageServer()]);
-  s = await gw.client.newSession();
+  ({ gw, pages, s } = await openSessionFixture());
   home = pages.page('<p>cookies</p>');
 });
 
-after(async () => {
-  await s?.end().catch(() => {});
-  const pid = gw.process.pid!;
-  await gw?.stop();
-  await pages?.close();
-  assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
-});
+after(() => closeSessionFixture({ gw, pages, s }));
 
 beforeEach(async () => {
   await s.navigate(home);

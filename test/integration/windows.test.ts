@@ -2,9 +2,10 @@
 // Switch To Window, Close Window, and the window rect and state commands.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import { closeSessionFixture, openSessionFixture } from '../helpers/fixture.ts';
 import type { Session } from '../helpers/client.ts';
-import { browserMains, leftoverBrowsers, processesUsing, profileOf, startPageServer, type PageServer } from '../helpers/pages.ts';
+import { browserMains, processesUsing, profileOf, type PageServer } from '../helpers/pages.ts';
 
 let gw: TestGateway;
 let pages: PageServer;
@@ -12,18 +13,11 @@ let s: Session;
 let initial: string;
 
 before(async () => {
-  [gw, pages] = await Promise.all([startGateway(), startPageServer()]);
-  s = await gw.client.newSession();
+  ({ gw, pages, s } = await openSessionFixture());
   initial = await s.get('/window');
 });
 
-after(async () => {
-  await s?.end().catch(() => {});
-  const pid = gw.process.pid!;
-  await gw?.stop();
-  await pages?.close();
-  assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
-});
+after(() => closeSessionFixture({ gw, pages, s }));
 
 /** Poll `read` until `ok` holds (window.open and resizes land asynchronously). */
 async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
