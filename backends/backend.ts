@@ -47,7 +47,7 @@ export interface Backend {
   launch(spec: LaunchSpec, env: BackendEnvironment): Promise<DrivenBrowser>;
 }
 
-/** A browsing context: a top-level window (its handle) and, later, a frame inside it. */
+/** A browsing context: a top-level window (its handle), or a frame inside it (its frame path). */
 export interface BrowsingContext {
   window: string;
   /** Frame ids from the top-level document down; empty for the top-level browsing context. */
@@ -74,12 +74,122 @@ export interface MouseEventParams {
   clickCount?: number;
 }
 
+// ── Perform Actions input (spec §15 "Actions"; owned by the actions chapter) ────────────────
+// Exact key and pointer events: W3C decides key, code, location, buttons, click counts and
+// modifiers; a backend only delivers them as trusted input.
+
+/** Modifier keys held, as a bit set (CDP's numbering): Alt 1, Control 2, Meta 4, Shift 8. */
+export const ModifierBit = { Alt: 1, Control: 2, Meta: 4, Shift: 8 } as const;
+
+export interface KeyInputEvent {
+  type: 'keyDown' | 'keyUp';
+  /** DOM KeyboardEvent.key, code and location. */
+  key: string;
+  code: string;
+  location: number;
+  modifiers: number;
+  /** What the key types into an editable element: '' for none. */
+  text: string;
+  repeat: boolean;
+}
+
+/** Optional pointer properties (Pointer Events); absent ones take the browser's defaults. */
+export interface PointerInputProperties {
+  width?: number;
+  height?: number;
+  pressure?: number;
+  tangentialPressure?: number;
+  tiltX?: number;
+  tiltY?: number;
+  twist?: number;
+}
+
+export interface PointerInputEvent extends PointerInputProperties {
+  type: 'pointerMove' | 'pointerDown' | 'pointerUp';
+  pointerType: 'mouse' | 'pen';
+  /** CSS pixels relative to the top-level viewport. */
+  x: number;
+  y: number;
+  /** The W3C button number pressed or released (0 main, 1 auxiliary, 2 secondary, 3 back, 4 forward); absent for moves. */
+  button?: number;
+  /** Buttons held after the event, as MouseEvent.buttons (1 main, 2 secondary, 4 auxiliary, 8 back, 16 forward). */
+  buttons: number;
+  clickCount: number;
+  modifiers: number;
+}
+
+export interface TouchInputPoint extends PointerInputProperties {
+  /** Stable for as long as the point is in contact. */
+  id: number;
+  x: number;
+  y: number;
+}
+
+export interface TouchInputEvent {
+  /** down: a point touched; move: points moved; up: a point lifted; cancel: all contact cancelled. */
+  type: 'down' | 'move' | 'up' | 'cancel';
+  /** Every point in contact after the event, unchanged ones included. */
+  points: TouchInputPoint[];
+  modifiers: number;
+}
+
+export interface WheelInputEvent {
+  x: number;
+  y: number;
+  deltaX: number;
+  deltaY: number;
+  modifiers: number;
+}
+
 /** Raised by a backend when the target window or frame is gone. */
 export class NoSuchWindowError extends Error {}
 /** Raised by a backend when a script in the page threw (the page's own exception). */
 export class ScriptError extends Error {}
 /** Raised by a backend when a navigation did not reach its load state before the deadline. */
 export class NavigationTimeoutError extends Error {}
+
+// ── Print and accessibility (spec §18.1 Print Page, §12.4.9-10 computed role and label) ─────
+/** Raised by a backend when the browser refused a primitive's parameters (a print layout, say). */
+export class InvalidParametersError extends Error {}
+/** Raised by a backend when the browser cannot do what a primitive asks (print when headful, say). */
+export class UnsupportedPrimitiveError extends Error {}
+
+/** How to print a document to PDF. Lengths in centimetres. */
+export interface PrintOptions {
+  landscape: boolean;
+  scale: number;
+  background: boolean;
+  /** Paper size, portrait (landscape turns the paper). */
+  width: number;
+  height: number;
+  margin: { top: number; bottom: number; left: number; right: number };
+  /** Fit the content to the paper size given, rather than a size the page's CSS asks for. */
+  shrinkToFit: boolean;
+  /** 1-based, inclusive; `last` absent: to the end. Empty: every page. */
+  pageRanges: { first: number; last?: number }[];
+}
+
+/** An element's node in the browser's accessibility tree. */
+export interface AccessibleNode {
+  role: string;
+  name: string;
+}
+/**
+ * User prompts: raised by a primitive that needs the window's page while a user prompt blocks it,
+ * one that opened during the call (its pending work is abandoned; the page resumes once the
+ * prompt is handled) or one already open when it was called.
+ */
+export class UserPromptOpenedError extends Error {}
+
+// ── User prompts (spec §16): the dialogs a page opens ────────────────────────────────────────
+/** An open JavaScript dialog: a simple dialog (alert, confirm, prompt) or a beforeunload prompt. */
+export interface UserPrompt {
+  type: 'alert' | 'confirm' | 'prompt' | 'beforeunload';
+  /** The text shown ('' when none). */
+  message: string;
+  /** A prompt()'s default value ('' when none): what accepting answers unless told otherwise. */
+  defaultValue: string;
+}
 
 /**
  * One session's browser: the primitives every driven backend offers. Window handles are the
@@ -120,18 +230,59 @@ export interface DrivenBrowser {
   /** Call a function that returns an <input type=file> and set its selected files. */
   setFileInputFiles(context: BrowsingContext, functionDeclaration: string, args: unknown[], files: string[]): Promise<void>;
 
+  // Frames (spec §11.3). A frame is named by the backend's frame id; callFunction and
+  // setFileInputFiles run in the context's last frame and throw NoSuchWindowError once it is gone.
+  /** Whether the frame is still attached in the window's page. No round trip. */
+  frameOpen(handle: string, frameId: string): Promise<boolean>;
+  /**
+   * Call a function (in `context`) that returns a frame element (iframe, frame); the frame id
+   * of the browsing context it contains, or null if it contains none. Check the element first.
+   */
+  contentFrameId(context: BrowsingContext, functionDeclaration: string, args: unknown[]): Promise<string | null>;
+
   // Input, dispatched to the window's page as trusted events.
   /** `key` is a W3C/DOM key value ("a", "Enter", "Shift", "ArrowLeft", "é"). */
   keyDown(handle: string, key: string): Promise<void>;
   keyUp(handle: string, key: string): Promise<void>;
   mouseEvent(handle: string, event: MouseEventParams): Promise<void>;
 
+  // Perform Actions input (spec §15; the actions chapter's section). Each resolves once the
+  // page has received the event.
+  dispatchKeyInput(handle: string, event: KeyInputEvent): Promise<void>;
+  dispatchPointerInput(handle: string, event: PointerInputEvent): Promise<void>;
+  dispatchTouchInput(handle: string, event: TouchInputEvent): Promise<void>;
+  dispatchWheelInput(handle: string, event: WheelInputEvent): Promise<void>;
+
   /** Base64 PNG of the viewport, or of `clip` (CSS pixels, relative to the viewport). */
   screenshot(handle: string, clip?: Rect): Promise<string>;
+
+  // Print and accessibility.
+  /** Base64 PDF of the window's document. Bad options: InvalidParametersError. */
+  printToPdf(handle: string, options: PrintOptions): Promise<string>;
+  /** Call a function (in `context`) that returns an element: its accessibility node. Check the element first. */
+  accessibleNode(context: BrowsingContext, functionDeclaration: string, args: unknown[]): Promise<AccessibleNode>;
 
   // Cookies of the window's current document (its URL decides which apply).
   getCookies(handle: string): Promise<CookieData[]>;
   /** Returns false when the browser refused the cookie. No sameSite: the browser's default. */
   setCookie(handle: string, cookie: Omit<CookieData, 'domain' | 'sameSite'> & { domain?: string; sameSite?: CookieData['sameSite'] }): Promise<boolean>;
   deleteCookies(handle: string, name?: string): Promise<void>;
+
+  // User prompts. A prompt blocks its window's page: primitives that need the page (navigation,
+  // callFunction, setFileInputFiles, key and mouse input, screenshots, waitForPendingNavigation)
+  // reject with UserPromptOpenedError instead of waiting for it, so nothing hangs on a dialog.
+  // A navigation the page refuses (its beforeunload prompt dismissed) is cancelled: navigate,
+  // traverseHistory, reload and waitForPendingNavigation then resolve, the document staying.
+  /** The prompt open in the window (the same object while it stays open), or null. No round trip. */
+  userPrompt(handle: string): Promise<UserPrompt | null>;
+  /**
+   * Close the window's prompt: accept (a prompt() answers `promptText`, else its default value)
+   * or dismiss. Resolves false when no prompt was open.
+   */
+  handleUserPrompt(handle: string, accept: boolean, promptText?: string): Promise<boolean>;
+  /**
+   * Called when a prompt opens, before the primitives it blocks are cut short: a listener that
+   * handles the prompt (the promise it returns) lets them go on.
+   */
+  onUserPromptOpened(listener: (handle: string, prompt: UserPrompt) => Promise<void> | void): void;
 }

@@ -1,11 +1,16 @@
 // One session's Chromium, driven over the CDP pipe through puppeteer-core. Only primitives live
 // here; the W3C rules that use them live in src/webdriver/.
-import type { Browser, CDPSession, ElementHandle, Frame, KeyInput, Page, Target } from 'puppeteer-core';
+import type { Browser, CDPSession, ElementHandle, Frame, JSHandle, KeyInput, Page, Target } from 'puppeteer-core';
 import { ProtocolError, TimeoutError } from 'puppeteer-core';
 import {
   NavigationTimeoutError,
   NoSuchWindowError,
   ScriptError,
+  UserPromptOpenedError,
+  InvalidParametersError,
+  UnsupportedPrimitiveError,
+  type AccessibleNode,
+  type PrintOptions,
   type BrowsingContext,
   type CookieData,
   type DrivenBrowser,
@@ -14,8 +19,14 @@ import {
   type Rect,
   type WindowState,
   type WindowType,
+  type UserPrompt,
+  // Perform Actions input (the actions chapter)
+  type KeyInputEvent,
+  type PointerInputEvent,
+  type TouchInputEvent,
+  type WheelInputEvent,
 } from '../backend.ts';
-import { isKnownKey, isNamedKey } from './keys.ts';
+import { isKnownKey, isNamedKey, virtualKeyCode } from './keys.ts';
 
 /** Main-frame load tracking, so a click that starts a navigation can wait for it. */
 interface LoadState {
@@ -46,11 +57,35 @@ function asFunction(declaration: string): () => unknown {
   return fn;
 }
 
+/** User prompts: every primitive that calls into a window's page (its first argument names the window). */
+const PROMPT_BLOCKED_PRIMITIVES = [
+  'navigate',
+  'traverseHistory',
+  'reload',
+  'waitForPendingNavigation',
+  'callFunction',
+  'setFileInputFiles',
+  'contentFrameId',
+  'keyDown',
+  'keyUp',
+  'mouseEvent',
+  'dispatchKeyInput', // Perform Actions input
+  'dispatchPointerInput',
+  'dispatchTouchInput',
+  'dispatchWheelInput',
+  'screenshot',
+  'printToPdf', // print and accessibility
+  'accessibleNode',
+] as const satisfies readonly (keyof DrivenBrowser)[];
+/** Those that wait for a navigation: cancelled (they resolve) when the page refuses to unload. */
+const NAVIGATION_PRIMITIVES = ['navigate', 'traverseHistory', 'reload', 'waitForPendingNavigation'] as const;
+
 export class NativeBrowser implements DrivenBrowser {
   readonly browserName = 'chrome';
   readonly browserVersion: string;
   readonly #browser: Browser;
   readonly #pages = new Map<string, Page>();
+  readonly #tracking = new Map<string, Promise<Page | undefined>>();
   readonly #loadStates = new WeakMap<Page, LoadState>();
   /** Where puppeteer's mouse is, per page (it tracks it too, but privately). */
   readonly #pointer = new WeakMap<Page, { x: number; y: number }>();
@@ -76,17 +111,26 @@ export class NativeBrowser implements DrivenBrowser {
     return self;
   }
 
-  async #track(target: Target): Promise<Page | undefined> {
-    if (target.type() !== 'page') return undefined;
+  /** Start tracking a page target once, however many callers ask at the same time. */
+  #track(target: Target): Promise<Page | undefined> {
+    if (target.type() !== 'page') return Promise.resolve(undefined);
     const handle = handleOf(target);
     const known = this.#pages.get(handle);
-    if (known) return known;
-    const page = await target.page();
-    if (!page) return undefined;
-    this.#pages.set(handle, page);
-    this.#watchLoading(page);
-    await this.#emulate(page);
-    return page;
+    if (known) return Promise.resolve(known);
+    let tracking = this.#tracking.get(handle);
+    if (!tracking) {
+      tracking = (async () => {
+        const page = await target.page();
+        if (!page) return undefined;
+        this.#pages.set(handle, page);
+        this.#watchLoading(page);
+        this.#watchPrompts(page);
+        await this.#emulate(page);
+        return page;
+      })().finally(() => this.#tracking.delete(handle));
+      this.#tracking.set(handle, tracking);
+    }
+    return tracking;
   }
 
   /** Per-page settings every window of the session gets (the --default-time-zone). */
@@ -176,13 +220,8 @@ export class NativeBrowser implements DrivenBrowser {
 
   async newWindow(type: WindowType): Promise<string> {
     const page = await this.#browser.newPage(type === 'window' ? { type: 'window', background: true } : { background: true });
-    const handle = handleOf(page.target());
-    this.#pages.set(handle, page);
-    if (!this.#loadStates.has(page)) {
-      this.#watchLoading(page);
-      await this.#emulate(page);
-    }
-    return handle;
+    await this.#track(page.target());
+    return handleOf(page.target());
   }
 
   async closeWindow(handle: string): Promise<void> {
@@ -337,28 +376,55 @@ export class NativeBrowser implements DrivenBrowser {
 
   async callFunction(context: BrowsingContext, functionDeclaration: string, args: unknown[]): Promise<unknown> {
     const page = await this.#page(context.window);
-    const frame = page.mainFrame();
+    const frame = frameOf(page, context); // frames: the context's frame, out-of-process ones too
     try {
       return await frame.evaluate(asFunction(functionDeclaration) as never, ...(args as never[]));
     } catch (e) {
-      throw classify(e, page);
+      throw classify(e, page, frame);
     }
   }
 
   async setFileInputFiles(context: BrowsingContext, functionDeclaration: string, args: unknown[], files: string[]): Promise<void> {
     const page = await this.#page(context.window);
+    const frame = frameOf(page, context);
     try {
-      const handle = (await page
-        .mainFrame()
-        .evaluateHandle(asFunction(functionDeclaration) as never, ...(args as never[]))) as ElementHandle;
+      const handle = (await frame.evaluateHandle(asFunction(functionDeclaration) as never, ...(args as never[]))) as ElementHandle;
       try {
         const objectId = handle.remoteObject().objectId;
-        await cdp(page).send('DOM.setFileInputFiles', { objectId, files });
+        // frames: the object lives in the frame's target (an out-of-process iframe has its own).
+        await frameClient(frame).send('DOM.setFileInputFiles', { objectId, files });
       } finally {
         await handle.dispose().catch(() => {});
       }
     } catch (e) {
-      throw classify(e, page);
+      throw classify(e, page, frame);
+    }
+  }
+
+  // ── Frames ───────────────────────────────────────────────────────────────────────────────
+
+  async frameOpen(handle: string, frameId: string): Promise<boolean> {
+    const page = await this.#page(handle);
+    const main = page.mainFrame();
+    return page.frames().some((f) => f !== main && frameIdOf(f) === frameId && !f.detached);
+  }
+
+  async contentFrameId(context: BrowsingContext, functionDeclaration: string, args: unknown[]): Promise<string | null> {
+    const page = await this.#page(context.window);
+    const frame = frameOf(page, context);
+    try {
+      const handle = (await frame.evaluateHandle(asFunction(functionDeclaration) as never, ...(args as never[]))) as JSHandle;
+      try {
+        const objectId = handle.remoteObject().objectId;
+        if (!objectId) return null;
+        // The frame owner's node names its content frame (the id is the same in every process).
+        const { node } = await frameClient(frame).send('DOM.describeNode', { objectId });
+        return node.frameId ?? null;
+      } finally {
+        await handle.dispose().catch(() => {});
+      }
+    } catch (e) {
+      throw classify(e, page, frame);
     }
   }
 
@@ -386,8 +452,93 @@ export class NativeBrowser implements DrivenBrowser {
       await page.mouse.move(event.x, event.y);
       this.#pointer.set(page, { x: event.x, y: event.y });
     }
-    if (event.type === 'down') await page.mouse.down(options);
+    if (event.type === 'down') await pressButton(page, options);
     else if (event.type === 'up') await page.mouse.up(options);
+  }
+
+  // ── Perform Actions input (the actions chapter; spec §15) ─────────────────────────────────
+  // Raw CDP rather than puppeteer's keyboard and mouse, so that key, code, location, buttons,
+  // click counts and modifiers are exactly the ones W3C computed.
+
+  async dispatchKeyInput(handle: string, event: KeyInputEvent): Promise<void> {
+    const page = await this.#page(handle);
+    const keyCode = virtualKeyCode(event.key, event.code);
+    const down = event.type === 'keyDown';
+    await inputCall(page, () =>
+      cdp(page).send('Input.dispatchKeyEvent', {
+        // A keyDown with text also fires keypress and types it; a rawKeyDown fires keydown only.
+        type: !down ? 'keyUp' : event.text ? 'keyDown' : 'rawKeyDown',
+        key: event.key,
+        code: event.code,
+        location: event.location,
+        modifiers: event.modifiers,
+        ...(down && event.text && { text: event.text, unmodifiedText: event.text }),
+        windowsVirtualKeyCode: keyCode,
+        nativeVirtualKeyCode: keyCode,
+        autoRepeat: down && event.repeat,
+        isKeypad: event.location === 3,
+      }),
+    );
+  }
+
+  async dispatchPointerInput(handle: string, event: PointerInputEvent): Promise<void> {
+    const page = await this.#page(handle);
+    const type = event.type === 'pointerDown' ? 'mousePressed' : event.type === 'pointerUp' ? 'mouseReleased' : 'mouseMoved';
+    // A move names the button held (a drag), as a real mouse's does.
+    const button = event.button === undefined ? heldButton(event.buttons) : (MOUSE_BUTTONS[event.button] ?? 'none');
+    await inputCall(page, () =>
+      cdp(page).send('Input.dispatchMouseEvent', {
+        type,
+        x: event.x,
+        y: event.y,
+        modifiers: event.modifiers,
+        button,
+        buttons: event.buttons,
+        clickCount: event.clickCount,
+        pointerType: event.pointerType,
+        ...(event.pressure !== undefined && { force: event.pressure }),
+        ...(event.tangentialPressure !== undefined && { tangentialPressure: event.tangentialPressure }),
+        ...(event.tiltX !== undefined && { tiltX: event.tiltX }),
+        ...(event.tiltY !== undefined && { tiltY: event.tiltY }),
+        ...(event.twist !== undefined && { twist: event.twist }),
+      }),
+    );
+    // Element Click skips moves to where the mouse already is.
+    if (event.pointerType === 'mouse') this.#pointer.set(page, { x: event.x, y: event.y });
+  }
+
+  async dispatchTouchInput(handle: string, event: TouchInputEvent): Promise<void> {
+    const page = await this.#page(handle);
+    // CDP compares the points with the previous event's: new ones touch, missing ones lift.
+    // touchEnd and touchCancel carry no points (they end every touch).
+    const type =
+      event.type === 'cancel' ? 'touchCancel' : event.points.length === 0 ? 'touchEnd' : event.type === 'down' ? 'touchStart' : 'touchMove';
+    const touchPoints =
+      type === 'touchEnd' || type === 'touchCancel'
+        ? []
+        : event.points.map((p) => ({
+            id: p.id,
+            x: p.x,
+            y: p.y,
+            ...(p.width !== undefined && { radiusX: p.width / 2 }),
+            ...(p.height !== undefined && { radiusY: p.height / 2 }),
+            ...(p.pressure !== undefined && { force: p.pressure }),
+            ...(p.tangentialPressure !== undefined && { tangentialPressure: p.tangentialPressure }),
+            ...(p.tiltX !== undefined && { tiltX: p.tiltX }),
+            ...(p.tiltY !== undefined && { tiltY: p.tiltY }),
+            ...(p.twist !== undefined && { twist: p.twist }),
+          }));
+    await inputCall(page, () => cdp(page).send('Input.dispatchTouchEvent', { type, touchPoints, modifiers: event.modifiers }));
+  }
+
+  async dispatchWheelInput(handle: string, event: WheelInputEvent): Promise<void> {
+    const page = await this.#page(handle);
+    const client = cdp(page);
+    const { x, y, deltaX, deltaY, modifiers } = event;
+    await inputCall(page, () => client.send('Input.dispatchMouseEvent', { type: 'mouseWheel', x, y, deltaX, deltaY, modifiers, button: 'none' }));
+    // The wheel event reaches the page after the call answers (through the compositor): give
+    // the page two frames to handle it (a hidden page has no frames: at most 100 ms).
+    await inputCall(page, () => client.send('Runtime.evaluate', { expression: WHEEL_SETTLED, awaitPromise: true }));
   }
 
   // ── Capture ──────────────────────────────────────────────────────────────────────────────
@@ -405,6 +556,57 @@ export class NativeBrowser implements DrivenBrowser {
       captureBeyondViewport: false,
     });
     return data;
+  }
+
+  // ── Print and accessibility ──────────────────────────────────────────────────────────────
+
+  async printToPdf(handle: string, options: PrintOptions): Promise<string> {
+    const page = await this.#page(handle);
+    const inches = (cm: number) => cm / 2.54;
+    try {
+      const { data } = await cdp(page).send('Page.printToPDF', {
+        landscape: options.landscape,
+        printBackground: options.background,
+        scale: options.scale,
+        paperWidth: inches(options.width),
+        paperHeight: inches(options.height),
+        marginTop: inches(options.margin.top),
+        marginBottom: inches(options.margin.bottom),
+        marginLeft: inches(options.margin.left),
+        marginRight: inches(options.margin.right),
+        // Chromium's syntax: "1-5,8,11-"; ranges past the last page are dropped.
+        pageRanges: options.pageRanges.map(({ first, last }) => (last === undefined ? `${first}-` : `${first}-${last}`)).join(','),
+        // As chromedriver: not shrinking to fit lets the page's CSS @page size win.
+        preferCSSPageSize: !options.shrinkToFit,
+        transferMode: 'ReturnAsBase64',
+      });
+      return data;
+    } catch (e) {
+      if (page.isClosed()) throw new NoSuchWindowError('the window was closed');
+      const message = e instanceof Error ? e.message : String(e);
+      if (/page range|print parameters|content area/i.test(message)) throw new InvalidParametersError(message);
+      if (/not (implemented|supported|available)/i.test(message)) throw new UnsupportedPrimitiveError(message);
+      throw e;
+    }
+  }
+
+  async accessibleNode(context: BrowsingContext, functionDeclaration: string, args: unknown[]): Promise<AccessibleNode> {
+    const page = await this.#page(context.window);
+    const frame = frameOf(page, context);
+    try {
+      const handle = (await frame.evaluateHandle(asFunction(functionDeclaration) as never, ...(args as never[]))) as JSHandle;
+      try {
+        const objectId = handle.remoteObject().objectId;
+        // As chromedriver: the element's own node (an ignored one too, whose role is "none").
+        const { nodes } = await frameClient(frame).send('Accessibility.getPartialAXTree', { objectId, fetchRelatives: false });
+        const node = nodes[0];
+        return { role: String(node?.role?.value ?? ''), name: String(node?.name?.value ?? '') };
+      } finally {
+        void handle.dispose().catch(() => {});
+      }
+    } catch (e) {
+      throw classify(e, page, frame);
+    }
   }
 
   // ── Cookies ──────────────────────────────────────────────────────────────────────────────
@@ -460,6 +662,150 @@ export class NativeBrowser implements DrivenBrowser {
         .map((c) => client.send('Network.deleteCookies', { name: c.name, domain: c.domain, path: c.path })),
     );
   }
+
+  // ── User prompts ─────────────────────────────────────────────────────────────────────────
+  // A JavaScript dialog blocks its page: CDP calls into it (evaluation, input, navigation) answer
+  // only once it is closed. Such calls are cut short when a dialog opens and stays open.
+
+  readonly #prompts = new WeakMap<Page, PromptState>();
+  readonly #promptListeners: ((handle: string, prompt: UserPrompt) => Promise<void> | void)[] = [];
+
+  /** The primitives that need the page (DrivenBrowser: "User prompts"), guarded by #unblocked. */
+  static {
+    const proto = NativeBrowser.prototype as unknown as Record<string, (target: string | BrowsingContext, ...rest: unknown[]) => Promise<unknown>>;
+    for (const name of PROMPT_BLOCKED_PRIMITIVES) {
+      const primitive = proto[name]!;
+      const navigation = (NAVIGATION_PRIMITIVES as readonly string[]).includes(name);
+      proto[name] = function (this: NativeBrowser, target, ...rest) {
+        const handle = typeof target === 'string' ? target : target.window;
+        return this.#unblocked(handle, navigation, () => primitive.call(this, target, ...rest));
+      };
+    }
+  }
+
+  #watchPrompts(page: Page): void {
+    const state: PromptState = { current: null, last: null, settled: Promise.resolve(), blocked: new Set(), refusals: 0, navigations: new Set() };
+    this.#prompts.set(page, state);
+    const client = cdp(page);
+    client.on('Page.javascriptDialogOpening', (e) => {
+      const prompt: UserPrompt = { type: e.type, message: e.message, defaultValue: e.defaultPrompt ?? '' };
+      state.current = prompt;
+      state.last = prompt;
+      const handle = handleOf(page.target());
+      // Listeners may handle it (a beforeunload prompt, say): only a prompt left open cuts calls short.
+      const listeners = this.#promptListeners.map((listener) => Promise.resolve().then(() => listener(handle, prompt)));
+      state.settled = Promise.allSettled(listeners).then(() => {
+        if (state.current !== prompt) return;
+        for (const cut of state.blocked) cut(blockedBy(prompt));
+      });
+    });
+    // Closed by us, or by the browser (the page went away).
+    client.on('Page.javascriptDialogClosed', (e) => {
+      state.current = null;
+      if (state.last?.type !== 'beforeunload' || e.result) return;
+      // The page refused to unload: the navigation that asked is cancelled, nothing will load.
+      state.refusals++;
+      for (const cancelled of state.navigations) cancelled();
+      const load = this.#loadStates.get(page);
+      if (load?.requested) {
+        load.requested = false;
+        for (const waiter of load.waiters) waiter();
+      }
+    });
+  }
+
+  /**
+   * Run `work` (a call into the window's page) unless a prompt blocks the page, or until one
+   * does. A `navigation` also ends, with nothing to wait for, when the page refuses to unload.
+   */
+  async #unblocked<T>(handle: string, navigation: boolean, work: () => Promise<T>): Promise<T> {
+    const page = this.#pages.get(handle);
+    const state = page && this.#prompts.get(page);
+    if (!state) return work();
+    if (state.current) {
+      await state.settled;
+      if (state.current) throw blockedBy(state.current);
+    }
+    let cut!: (e: Error) => void;
+    let cancelled = () => {};
+    const ends: Promise<T>[] = [new Promise<never>((_, reject) => (cut = reject))];
+    if (navigation) ends.push(new Promise<T>((resolve) => (cancelled = () => resolve(undefined as T))));
+    state.blocked.add(cut);
+    state.navigations.add(cancelled);
+    const refusals = state.refusals;
+    const running = work();
+    try {
+      return await Promise.race([running, ...ends]);
+    } catch (e) {
+      // Cancelled by the refusal (Chromium: net::ERR_ABORTED), not failed.
+      if (navigation && state.refusals !== refusals && !(e instanceof UserPromptOpenedError)) return undefined as T;
+      throw e;
+    } finally {
+      state.blocked.delete(cut);
+      state.navigations.delete(cancelled);
+      running.catch(() => {}); // abandoned: it resumes (and may fail) once the prompt is handled
+    }
+  }
+
+  async userPrompt(handle: string): Promise<UserPrompt | null> {
+    const page = this.#pages.get(handle);
+    return (page && !page.isClosed() && this.#prompts.get(page)?.current) || null;
+  }
+
+  async handleUserPrompt(handle: string, accept: boolean, promptText?: string): Promise<boolean> {
+    const page = await this.#page(handle);
+    const state = this.#prompts.get(page);
+    const prompt = state?.current;
+    if (!state || !prompt) return false;
+    promptText ??= prompt.type === 'prompt' ? prompt.defaultValue : undefined;
+    try {
+      await cdp(page).send('Page.handleJavaScriptDialog', { accept, ...(promptText !== undefined && { promptText }) });
+    } catch (e) {
+      // Closed meanwhile (its page went away).
+      if (!(e instanceof ProtocolError && /No dialog is showing/i.test(e.message))) throw e;
+      if (state.current === prompt) state.current = null;
+      return false;
+    }
+    if (state.current === prompt) state.current = null;
+    return true;
+  }
+
+  onUserPromptOpened(listener: (handle: string, prompt: UserPrompt) => Promise<void> | void): void {
+    this.#promptListeners.push(listener);
+  }
+}
+
+/** A window's dialog, as JavaScriptDialogOpening/Closed events tell. */
+interface PromptState {
+  current: UserPrompt | null;
+  /** The prompt opened last (the one a JavaScriptDialogClosed event is about). */
+  last: UserPrompt | null;
+  /** Settles once the listeners told of the current prompt have run (they may have closed it). */
+  settled: Promise<void>;
+  /** Calls into the page in flight: each is cut short if a prompt opens and stays open. */
+  blocked: Set<(e: Error) => void>;
+  /** beforeunload prompts dismissed so far (navigations refused by the page). */
+  refusals: number;
+  /** Navigation primitives in flight: each ends when the page refuses to unload. */
+  navigations: Set<() => void>;
+}
+
+/**
+ * Press a mouse button. One still held (a user prompt opened on its press, and the release
+ * never came) is released first, as a user's finger would be.
+ */
+async function pressButton(page: Page, options: Parameters<Page['mouse']['down']>[0]): Promise<void> {
+  try {
+    await page.mouse.down(options);
+  } catch (e) {
+    if (!(e instanceof Error && /is already pressed/.test(e.message))) throw e;
+    await page.mouse.up(options);
+    await page.mouse.down(options);
+  }
+}
+
+function blockedBy(prompt: UserPrompt): UserPromptOpenedError {
+  return new UserPromptOpenedError(`a ${prompt.type} user prompt is open in this window${prompt.message ? `: ${JSON.stringify(prompt.message)}` : ''}`);
 }
 
 /** The page's own CDP session (puppeteer's; internal API, stable across 2x releases). */
@@ -469,6 +815,20 @@ function cdp(page: Page): CDPSession {
 
 function frameIdOf(frame: Frame): string {
   return (frame as unknown as { _id: string })._id;
+}
+
+/** The frame a browsing context names: the main frame, or the attached frame with the path's last id. */
+function frameOf(page: Page, context: BrowsingContext): Frame {
+  const id = context.frames.at(-1);
+  if (id === undefined) return page.mainFrame();
+  const frame = page.frames().find((f) => frameIdOf(f) === id && !f.detached);
+  if (!frame) throw new NoSuchWindowError('the browsing context (a frame) is no longer open');
+  return frame;
+}
+
+/** The CDP session of a frame's target: the page's, or an out-of-process iframe's own. */
+function frameClient(frame: Frame): CDPSession {
+  return (frame as unknown as { client: CDPSession }).client;
 }
 
 /** The W3C window handle of a page target: its CDP target id, as chromedriver uses. */
@@ -497,9 +857,10 @@ async function navigation(run: () => Promise<unknown>): Promise<void> {
   }
 }
 
-/** A failed evaluation: the page's own exception, or the window going away. */
-function classify(e: unknown, page: Page): Error {
+/** A failed evaluation: the page's own exception, or the window (or frame) going away. */
+function classify(e: unknown, page: Page, frame?: Frame): Error {
   if (page.isClosed()) return new NoSuchWindowError('the window was closed');
+  if (frame?.detached) return new NoSuchWindowError('the browsing context (a frame) is no longer open');
   const message = e instanceof Error ? e.message : String(e);
   if (/Target closed|Session closed|No target with given id/i.test(message)) return new NoSuchWindowError(message);
   // The document went away under the call (a navigation): not the page's exception.
@@ -507,4 +868,32 @@ function classify(e: unknown, page: Page): Error {
     return e instanceof Error ? e : new Error(message);
   }
   return new ScriptError(message);
+}
+
+// ── Perform Actions input helpers (the actions chapter) ──────────────────────────────────────
+
+/** W3C button numbers → CDP's button names. */
+const MOUSE_BUTTONS = ['left', 'middle', 'right', 'back', 'forward'] as const;
+
+/** The button a move reports from the buttons held (MouseEvent.buttons bits): the main one first. */
+function heldButton(buttons: number): (typeof MOUSE_BUTTONS)[number] | 'none' {
+  if (buttons & 1) return 'left';
+  if (buttons & 2) return 'right';
+  if (buttons & 4) return 'middle';
+  if (buttons & 8) return 'back';
+  if (buttons & 16) return 'forward';
+  return 'none';
+}
+
+const WHEEL_SETTLED = 'new Promise((resolve) => { requestAnimationFrame(() => requestAnimationFrame(() => resolve())); setTimeout(resolve, 100); })';
+
+/** An Input call: the window closing under it (a handler closed it) is no such window. */
+async function inputCall<T>(page: Page, send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    if (page.isClosed() || /Target closed|Session closed|No target with given id/i.test(message)) throw new NoSuchWindowError('the window was closed');
+    throw e;
+  }
 }

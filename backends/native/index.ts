@@ -28,6 +28,8 @@ const BASE_ARGS = [
   '--disable-component-update',
   '--disable-sync',
   '--disable-back-forward-cache',
+  // As chromedriver: scripts' window.open() must open windows (tests rely on it).
+  '--disable-popup-blocking',
   '--window-size=1280,800',
 ];
 

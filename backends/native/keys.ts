@@ -9,3 +9,19 @@ export function isKnownKey(key: string): boolean {
 export function isNamedKey(key: string): boolean {
   return /^[A-Z][A-Za-z0-9]+$/.test(key);
 }
+
+// ── Perform Actions (the actions chapter): Windows virtual key codes ────────────────────────
+/**
+ * The Windows virtual key code of a key on the US layout (KeyboardEvent.keyCode; Chromium's
+ * editing shortcuts such as Control+A and Backspace go by it): by the physical key `code` when
+ * that key gives `key` (plain or shifted), else by the key value; 0 if unknown.
+ */
+export function virtualKeyCode(key: string, code: string): number {
+  const physical = code ? _keyDefinitions[code as keyof typeof _keyDefinitions] : undefined;
+  if (physical) {
+    if (physical.key === key && physical.keyCode !== undefined) return physical.keyCode;
+    if (physical.shiftKey === key) return physical.shiftKeyCode ?? physical.keyCode ?? 0;
+  }
+  const byKey = Object.hasOwn(_keyDefinitions, key) ? _keyDefinitions[key as keyof typeof _keyDefinitions] : undefined;
+  return byKey?.keyCode ?? 0;
+}

@@ -2,7 +2,9 @@
 // The HTTP edge calls `execute`; it never sees a session or a backend.
 import type { Backend, BackendEnvironment } from '../../backends/backend.ts';
 import { commands } from './commands/index.ts';
+import { UserPromptOpenedError } from '../../backends/backend.ts';
 import { error } from './errors.ts';
+import { handleAnyUserPrompts } from './prompts.ts';
 import { Sessions } from './sessions.ts';
 
 export interface GatewayOptions {
@@ -40,9 +42,18 @@ export class Gateway {
     const session = this.sessions.get(urlParams.sessionId!);
     if (!session) throw error('invalid session id', `no active session with id ${urlParams.sessionId}`);
     const params = command.params ? command.params(body, '') : body;
-    return session.serialize(() => {
+    return session.serialize(async () => {
       if (session.ended) throw error('invalid session id', `session ${session.id} has ended`);
-      return Promise.resolve(command.handler({ gateway: this, urlParams, session }, params));
+      if (command.handlesUserPrompts) await handleAnyUserPrompts(session);
+      try {
+        return await command.handler({ gateway: this, urlParams, session }, params);
+      } catch (e) {
+        // A user prompt opened during the command and blocks the page: the command ends there
+        // with success and null (spec Execute Script; chromedriver for every command). The
+        // prompt is the next command's to handle.
+        if (e instanceof UserPromptOpenedError) return null;
+        throw e;
+      }
     });
   }
 

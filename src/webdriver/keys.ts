@@ -30,7 +30,7 @@ const TABLE: readonly [string, string, string, KeyLocation][] = [
   ['\uE004', 'Tab', 'Tab', Standard],
   ['\uE005', 'Clear', '', Standard],
   ['\uE006', 'Enter', 'Enter', Standard],
-  ['\uE007', 'Enter', 'NumpadEnter', Standard],
+  ['\uE007', 'Enter', 'NumpadEnter', Left], // location 1: the spec's key location table, WPT and chromedriver
   ['\uE008', 'Shift', 'ShiftLeft', Left],
   ['\uE009', 'Control', 'ControlLeft', Left],
   ['\uE00A', 'Alt', 'AltLeft', Left],
@@ -47,8 +47,8 @@ const TABLE: readonly [string, string, string, KeyLocation][] = [
   ['\uE015', 'ArrowDown', 'ArrowDown', Standard],
   ['\uE016', 'Insert', 'Insert', Standard],
   ['\uE017', 'Delete', 'Delete', Standard],
-  ['\uE018', ';', 'Semicolon', Standard],
-  ['\uE019', '=', 'Equal', Standard],
+  ['\uE018', ';', '', Standard], // no code: the spec's code table has no row for U+E018 (WPT, chromedriver)
+  ['\uE019', '=', 'NumpadEqual', Numpad], // the numpad's = (WPT's key table, chromedriver)
   ['\uE01A', '0', 'Numpad0', Numpad],
   ['\uE01B', '1', 'Numpad1', Numpad],
   ['\uE01C', '2', 'Numpad2', Numpad],
@@ -132,4 +132,28 @@ const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 /** The text's extended grapheme clusters: what one key press types (spec "dispatch actions for a string"). */
 export function graphemeClusters(text: string): string[] {
   return Array.from(segmenter.segment(text), (s) => s.segment);
+}
+
+// ── Keyboard actions (spec §15.4.2; the actions chapter) ─────────────────────────────────────
+
+// The spec's code table for the keys that type characters: the US layout's physical keys,
+// found by their plain or shifted character ('a' and 'A' are both KeyA, '@' is Digit2).
+const US_CODES: ReadonlyMap<string, string> = (() => {
+  const codes = ['Backquote', ...'1234567890'.split('').map((d) => `Digit${d}`), 'Minus', 'Equal', 'BracketLeft', 'BracketRight', 'Backslash',
+    'Semicolon', 'Quote', 'Comma', 'Period', 'Slash', ...'ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split('').map((c) => `Key${c}`)];
+  const map = new Map<string, string>([[' ', 'Space']]);
+  codes.forEach((code, i) => {
+    map.set(UNSHIFTED[i]!, code);
+    map.set(SHIFTED[i]!, code);
+  });
+  return map;
+})();
+
+/**
+ * A keyboard action's raw key (one grapheme cluster) as the key it presses: the spec's
+ * "normalized key value", "code" ('' where the spec has none) and "key location". Unlike
+ * Send Keys' normalisedKeyValue, the raw key is taken as given ('\n' stays '\n').
+ */
+export function keyboardKey(raw: string): SpecialKey {
+  return SPECIAL_KEYS.get(raw) ?? { key: raw, code: US_CODES.get(raw) ?? '', location: Standard };
 }

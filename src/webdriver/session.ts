@@ -3,6 +3,9 @@
 import type { BrowsingContext, DrivenBrowser, PageLoadStrategy } from '../../backends/backend.ts';
 import type { TimeoutsConfiguration } from './capabilities.ts';
 import { error } from './errors.ts';
+import { watchUserPrompts } from './prompts.ts';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 
 export type PromptHandlerConfig = string | Record<string, string>;
 
@@ -29,8 +32,13 @@ export class Session {
   currentWindow: string | null;
   /** Frame path of the current browsing context below the top level (empty: top level). */
   frames: string[] = [];
-  /** Document ids this session has handed out element references for (stale vs unknown). */
-  readonly knownDocuments = new Set<string>();
+  /** Frames: frame id → web element reference of its frame element in the parent document (coordinate offsets). */
+  readonly frameElements = new Map<string, string>();
+  /**
+   * Document ids this session has handed out element references for → the browsing context
+   * (frame id or window handle) they belong to: stale (that context) vs unknown (any other).
+   */
+  readonly knownDocuments = new Map<string, string>();
   ended = false;
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -43,6 +51,8 @@ export class Session {
     this.strictFileInteractability = init.strictFileInteractability;
     this.unhandledPromptBehavior = init.unhandledPromptBehavior;
     this.currentWindow = init.initialWindow;
+    // Spec §16: beforeunload prompts are handled as they open (src/webdriver/prompts.ts).
+    watchUserPrompts(this);
   }
 
   /** Run `task` after every earlier command of this session has finished. */
@@ -61,8 +71,30 @@ export class Session {
     return handle;
   }
 
-  /** The current browsing context, checked to be open. */
+  /** The current browsing context, checked to be open (a frame: still attached, spec §11.3). */
   async currentContext(): Promise<BrowsingContext> {
-    return { window: await this.currentTopLevel(), frames: this.frames };
+    const window = await this.currentTopLevel();
+    const frame = this.frames.at(-1);
+    if (frame !== undefined && !(await this.browser.frameOpen(window, frame))) {
+      throw error('no such window', 'the current browsing context (a frame) is no longer open');
+    }
+    return { window, frames: this.frames };
+  }
+
+  // ── Temporary files (remote file upload, commands/upload.ts) ──────────────────────────────
+  #tempDir: Promise<string> | undefined;
+
+  /** This session's own temporary directory below `base`, made on first use. */
+  temporaryDirectory(base: string): Promise<string> {
+    this.#tempDir ??= mkdtemp(join(base, `wdgate-session-${process.pid}-`));
+    return this.#tempDir;
+  }
+
+  /** Remove the temporary directory and all in it (when the session ends). Never throws. */
+  async removeTemporaryFiles(): Promise<void> {
+    const made = this.#tempDir;
+    if (!made) return;
+    const dir = await made.catch(() => undefined);
+    if (dir) await rm(dir, { recursive: true, force: true }).catch(() => {});
   }
 }

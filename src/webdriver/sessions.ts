@@ -31,7 +31,8 @@ export class Sessions {
     if (session.ended) return Promise.resolve();
     session.ended = true;
     this.#byId.delete(session.id);
-    const closing = session.browser.close();
+    // The session's temporary files (uploads) go with it; shutdown waits for both.
+    const closing = Promise.all([session.browser.close(), session.removeTemporaryFiles()]).then(() => {});
     this.#closing.add(closing);
     void closing.finally(() => this.#closing.delete(closing));
     return closing;

@@ -499,39 +499,4 @@ describe('enabled, selected, active element', () => {
   });
 });
 
-describe('computed role and label', () => {
-  test('without the browser exposing them: unsupported operation', async () => {
-    await s.navigate(pages.page('<button id="b" aria-label="Go now">x</button>'));
-    const b = await refOf('b');
-    await s.fails('GET', `/element/${b}/computedrole`, undefined, 'unsupported operation', 500);
-    await s.fails('GET', `/element/${b}/computedlabel`, undefined, 'unsupported operation', 500);
-  });
-
-  describe('with --expose-experimental-interfaces', () => {
-    let gw2: TestGateway;
-    let s2: Session;
-    before(async () => {
-      gw2 = await startGateway(['--expose-experimental-interfaces']);
-      s2 = await gw2.client.newSession();
-    });
-    after(async () => {
-      await s2?.end().catch(() => {});
-      const pid = gw2.process.pid!;
-      await gw2?.stop();
-      assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
-    });
-
-    test('Get Computed Role and Get Computed Label answer the accessibility tree', async () => {
-      await s2.navigate(pages.page('<button id="b" aria-label="Go now">x</button><h1 id="h">Title</h1><label>Name <input id="i"></label>'));
-      const ref = async (id: string) => (await s2.execute('return document.getElementById(arguments[0])', [id]))[ELEMENT];
-      const b = await ref('b');
-      assert.equal(await s2.get(`/element/${b}/computedrole`), 'button');
-      assert.equal(await s2.get(`/element/${b}/computedlabel`), 'Go now');
-      assert.equal(await s2.get(`/element/${await ref('h')}/computedrole`), 'heading');
-      assert.equal(await s2.get(`/element/${await ref('h')}/computedlabel`), 'Title');
-      assert.equal(await s2.get(`/element/${await ref('i')}/computedrole`), 'textbox');
-      assert.equal(await s2.get(`/element/${await ref('i')}/computedlabel`), 'Name');
-      await s2.fails('GET', '/element/nope/computedrole', undefined, 'no such element', 404);
-    });
-  });
-});
+// Get Computed Role and Get Computed Label (spec §12.4.9-10): test/integration/document.test.ts.

@@ -2,17 +2,20 @@
 // and state.
 import type { Rect, WindowState } from '../../../backends/backend.ts';
 import { error } from '../errors.ts';
-import { p, type Parser } from '../params.ts';
+import { childFrame, type ChildSelector } from '../frames.ts';
+import { isPlainObject, p, type Parser } from '../params.ts';
 import type { Session } from '../session.ts';
 import { sessionCommand } from './types.ts';
 
 export const getWindowHandle = sessionCommand({
+  handlesUserPrompts: false, // spec §16: its steps leave user prompts alone
   async handler({ session }) {
     return session.currentTopLevel();
   },
 });
 
 export const getWindowHandles = sessionCommand({
+  handlesUserPrompts: false, // spec §16: its steps leave user prompts alone
   async handler({ session }) {
     return session.browser.windowHandles();
   },
@@ -32,6 +35,7 @@ export const closeWindow = sessionCommand({
 });
 
 export const switchToWindow = sessionCommand({
+  handlesUserPrompts: false, // spec §16: its steps leave user prompts alone
   params: p.object({ handle: p.string }),
   async handler({ session }, { handle }) {
     if (!(await session.browser.windowHandles()).includes(handle)) {
@@ -56,28 +60,60 @@ export const newWindow = sessionCommand({
   },
 });
 
+// ── Frames (spec §11.3) ──────────────────────────────────────────────────────────────────────
+// The current browsing context is session.currentWindow + session.frames (backend frame ids
+// from the top down); src/webdriver/frames.ts enters child browsing contexts.
+
+const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf';
+const FRAME_ID_MESSAGE = 'id must be null, an integer from 0 to 65535, or a web element reference';
+
+/** Spec Switch To Frame steps 1-2: null (the top level), a child index, or a web element. */
+function frameSelector(id: unknown): ChildSelector | null {
+  if (id === null) return null;
+  if (typeof id === 'number') {
+    if (!Number.isInteger(id) || id < 0 || id > 0xffff) throw error('invalid argument', FRAME_ID_MESSAGE);
+    return { index: id };
+  }
+  if (isPlainObject(id) && Object.hasOwn(id, ELEMENT_KEY)) {
+    const reference = id[ELEMENT_KEY];
+    if (typeof reference !== 'string') throw error('invalid argument', 'a web element reference must be a string');
+    return { id: reference };
+  }
+  throw error('invalid argument', FRAME_ID_MESSAGE);
+}
+
 export const switchToFrame = sessionCommand({
   params: p.object({ id: p.any }),
   async handler({ session }, { id }) {
-    if (id === null) {
+    const selector = frameSelector(id);
+    if (selector === null) {
+      // Spec: only the top-level browsing context needs to be open (the current frame may be gone).
       await session.currentTopLevel();
       session.frames = [];
       return null;
     }
-    if (typeof id === 'number' && (!Number.isInteger(id) || id < 0 || id > 0xffff)) {
-      throw error('invalid argument', 'id must be null, an integer from 0 to 65535, or an element reference');
-    }
-    if (typeof id !== 'number' && (typeof id !== 'object' || Array.isArray(id))) {
-      throw error('invalid argument', 'id must be null, an integer from 0 to 65535, or an element reference');
-    }
-    throw error('unsupported operation', 'switching into frames is not implemented yet');
+    // Spec: the current browsing context must be open; its child window.frames[index], or the
+    // browsing context the frame element contains (no such frame otherwise).
+    const context = await session.currentContext();
+    const frameId = await childFrame(session, context, selector);
+    session.frames = [...context.frames, frameId];
+    return null;
   },
 });
 
 export const switchToParentFrame = sessionCommand({
   async handler({ session }) {
-    await session.currentTopLevel();
-    session.frames = session.frames.slice(0, -1);
+    const window = await session.currentTopLevel();
+    // Spec: at the top level already, a no-op.
+    if (session.frames.length === 0) return null;
+    // Spec: "If session's current parent browsing context is no longer open, no such window"
+    // (the current frame itself may be gone: removed, or its parent navigated).
+    const parent = session.frames.slice(0, -1);
+    const parentFrame = parent.at(-1);
+    if (parentFrame !== undefined && !(await session.browser.frameOpen(window, parentFrame))) {
+      throw error('no such window', 'the parent browsing context is no longer open');
+    }
+    session.frames = parent;
     return null;
   },
 });

@@ -1,9 +1,11 @@
 // Spec §12.3 "Retrieval" (finding elements, the active element, shadow roots) and §12.4
 // "State". Each command is one page operation (page/find.js, page/state.js): the reference in
 // the URL is resolved in the same round trip that does the work.
+import { ScriptError, type AccessibleNode } from '../../../backends/backend.ts';
 import { error } from '../errors.ts';
 import { p } from '../params.ts';
-import { callAtom } from '../page/index.ts';
+import { callAtom, RAW_ATOM } from '../page/index.ts';
+import type { Session } from '../session.ts';
 import { sessionCommand } from './types.ts';
 
 /** Spec §12.3.1 "table of location strategies". */
@@ -62,5 +64,24 @@ export const getElementText = elementCommand('getElementText');
 export const getElementTagName = elementCommand('getElementTagName');
 export const getElementRect = elementCommand('getElementRect');
 export const isElementEnabled = elementCommand('isElementEnabled');
-export const getComputedRole = elementCommand('getComputedAccessibility', undefined, { what: 'role' });
-export const getComputedLabel = elementCommand('getComputedAccessibility', undefined, { what: 'label' });
+
+// Spec §12.4.9 Get Computed Role / §12.4.10 Get Computed Label: the element's node in the
+// browser's accessibility tree, as chromedriver reads it (its role; its computed name).
+async function accessibleNode(session: Session, id: string): Promise<AccessibleNode> {
+  const context = await session.currentContext();
+  try {
+    return await session.browser.accessibleNode(context, RAW_ATOM, ['resolveElement', { id }]);
+  } catch (e) {
+    if (!(e instanceof ScriptError)) throw e;
+    // The reference did not resolve: the page atom answers the W3C error (stale or unknown).
+    await callAtom(session, 'resolveElement', { id });
+    throw error('unknown error', e.message);
+  }
+}
+
+export const getComputedRole = sessionCommand({
+  handler: async ({ session, urlParams }) => (await accessibleNode(session, urlParams.elementId!)).role,
+});
+export const getComputedLabel = sessionCommand({
+  handler: async ({ session, urlParams }) => (await accessibleNode(session, urlParams.elementId!)).name,
+});

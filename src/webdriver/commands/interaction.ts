@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import type { DrivenBrowser } from '../../../backends/backend.ts';
 import { error } from '../errors.ts';
 import { graphemeClusters, isModifierKey, normalisedKeyValue, NULL_KEY, shiftedKey } from '../keys.ts';
+import { toTopLevelViewport } from '../frames.ts';
 import { callAtom, RAW_ATOM } from '../page/index.ts';
 import { p } from '../params.ts';
 import type { Session } from '../session.ts';
@@ -26,11 +27,14 @@ export const elementClick = sessionCommand({
     // the click itself (an <option>).
     const point = await callAtom<{ x: number; y: number } | null>(session, 'elementClick', { id: urlParams.elementId });
     if (point) {
-      const handle = await session.currentTopLevel();
+      const context = await session.currentContext();
+      // Frames: the point is in the frame's viewport; mouse input goes to the top-level one.
+      const { x, y } = await toTopLevelViewport(session, context, { ...point, width: 0, height: 0 }, false);
+      const handle = context.window;
       const { browser } = session;
-      await browser.mouseEvent(handle, { type: 'move', x: point.x, y: point.y });
-      await browser.mouseEvent(handle, { type: 'down', x: point.x, y: point.y, button: 'left', clickCount: 1 });
-      await browser.mouseEvent(handle, { type: 'up', x: point.x, y: point.y, button: 'left', clickCount: 1 });
+      await browser.mouseEvent(handle, { type: 'move', x, y });
+      await browser.mouseEvent(handle, { type: 'down', x, y, button: 'left', clickCount: 1 });
+      await browser.mouseEvent(handle, { type: 'up', x, y, button: 'left', clickCount: 1 });
     }
     await awaitNavigation(session);
     return null;

@@ -2,6 +2,7 @@
 // top-level browsing context's initial viewport (or of an element's visible region in it).
 import { NoSuchWindowError, type Rect } from '../../../backends/backend.ts';
 import { error, WebDriverError } from '../errors.ts';
+import { toTopLevelViewport } from '../frames.ts';
 import { callAtom } from '../page/index.ts';
 import type { Session } from '../session.ts';
 import { sessionCommand } from './types.ts';
@@ -42,6 +43,14 @@ export const takeElementScreenshot = sessionCommand({
       throw error('unable to capture screen', 'the element has no visible area in the viewport');
     }
     const { x, y, width, height } = region;
-    return capture(session, await session.currentTopLevel(), { x, y, width, height });
+    const context = await session.currentContext();
+    // Frames: the region is in the frame's viewport; offset (and cut) to the top-level one.
+    const area = await toTopLevelViewport(session, context, { x, y, width, height }, true);
+    // Whole pixels again (a frame's content box may sit at a fraction): round the edges.
+    const left = Math.round(area.x);
+    const top = Math.round(area.y);
+    const clip = { x: left, y: top, width: Math.round(area.x + area.width) - left, height: Math.round(area.y + area.height) - top };
+    if (clip.width <= 0 || clip.height <= 0) throw error('unable to capture screen', 'the element has no visible area in the viewport');
+    return capture(session, context.window, clip);
   },
 });

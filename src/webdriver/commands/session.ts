@@ -92,6 +92,7 @@ function matchBackends(
 }
 
 export const deleteSession = sessionCommand({
+  handlesUserPrompts: false, // spec §16: its steps leave user prompts alone
   async handler({ gateway, session }) {
     // The client has its answer at once; the browser ends in the background (and the gateway's
     // shutdown still waits for it).
@@ -115,6 +116,7 @@ export const status = globalCommand({
 });
 
 export const getTimeouts = sessionCommand({
+  handlesUserPrompts: false, // spec §16: its steps leave user prompts alone
   handler({ session }): TimeoutsConfiguration {
     const { script, pageLoad, implicit } = session.timeouts;
     return { script, pageLoad, implicit };
@@ -127,6 +129,7 @@ const scriptTimeout: Parser<number | null | undefined> = (v, path) =>
   v === undefined ? undefined : v === null ? null : timeoutValue(v, path);
 
 export const setTimeouts = sessionCommand({
+  handlesUserPrompts: false, // spec §16: its steps leave user prompts alone
   // Spec "JSON deserialize as timeouts configuration": known keys checked, others ignored.
   params: p.object({ script: scriptTimeout, pageLoad: p.optional(timeoutValue), implicit: p.optional(timeoutValue) }),
   handler({ session }, { script, pageLoad, implicit }) {

@@ -14,14 +14,31 @@ export interface SessionCommandContext extends CommandContext {
 
 export type Command =
   | { session: false; params?: Parser<unknown>; handler(ctx: CommandContext, params: unknown): Promise<unknown> | unknown }
-  | { session: true; params?: Parser<unknown>; handler(ctx: SessionCommandContext, params: unknown): Promise<unknown> | unknown };
+  | {
+      session: true;
+      params?: Parser<unknown>;
+      /** Spec: the command's steps "handle any user prompts" before acting (see sessionCommand). */
+      handlesUserPrompts: boolean;
+      handler(ctx: SessionCommandContext, params: unknown): Promise<unknown> | unknown;
+    };
 
 /** A command that runs inside a session (the usual case). */
 export function sessionCommand<P>(def: {
   params?: Parser<P>;
+  /**
+   * Spec §16: whether the session's user prompt handler runs first ("handle any user prompts").
+   * Most commands do; false for those whose steps do not say so: Delete Session, Get/Set
+   * Timeouts, Get Window Handle(s), Switch To Window, Release Actions and the alert commands.
+   */
+  handlesUserPrompts?: boolean;
   handler(ctx: SessionCommandContext, params: P): Promise<unknown> | unknown;
 }): Command {
-  return { session: true, params: def.params, handler: def.handler as Command['handler'] } as Command;
+  return {
+    session: true,
+    params: def.params,
+    handlesUserPrompts: def.handlesUserPrompts ?? true,
+    handler: def.handler as Command['handler'],
+  } as Command;
 }
 
 /** A command that needs no session: New Session, Status. */

@@ -121,26 +121,130 @@ function jsonClone(value, seen = new Set()) {
     if (!value.isConnected) fail('detached shadow root', 'the shadow root is no longer attached to the document');
     return { [SHADOW_KEY]: referenceFor(value) };
   }
-  if (value === window) return { [WINDOW_KEY]: wdgateArgs?.windowHandle ?? 'current' };
+  // Spec "WindowProxy reference object": the gateway fills it in (see windowRefs).
+  if (isWindowProxy(value)) {
+    windowRefs.push({ path: clonePath.slice(), ...locateWindow(value) });
+    return null;
+  }
   if (seen.has(value)) fail('javascript error', 'cyclic object value');
   seen.add(value);
   try {
-    if (isCollection(value)) return Array.from(value, (item) => jsonClone(item, seen));
+    if (isCollection(value)) return Array.from(value, (item, i) => cloneMember(i, item, seen));
     if (typeof value.toJSON === 'function') return value.toJSON();
     const out = {};
-    for (const key of Object.keys(value)) out[key] = jsonClone(value[key], seen);
+    for (const key of Object.keys(value)) out[key] = cloneMember(key, value[key], seen);
     return out;
   } finally {
     seen.delete(value);
   }
 }
 
-/** Spec "JSON deserialize": web element and shadow root references → nodes. */
+function cloneMember(key, value, seen) {
+  clonePath.push(key);
+  try {
+    return jsonClone(value, seen);
+  } finally {
+    clonePath.pop();
+  }
+}
+
+// ── Window and frame references (spec "WindowProxy reference object", "deserialize a web
+// frame / web window") ─────────────────────────────────────────────────────────────────────
+// The page knows no window handles or frame ids, the gateway knows no WindowProxy objects. A
+// window is located from the current window: `up` parents, then `down` child indices
+// (window.frames[i], which works across origins too); a top-level window of another tab by a
+// token set on it (same origin only), then `down`. jsonClone leaves null where a WindowProxy
+// was and lists it in windowRefs with its JSON path; the gateway puts the reference there (an
+// op whose value is a jsonClone result gets this for free). Arguments come the other way:
+// wdgateArgs.references maps each frame id / window handle to its location.
+const WINDOW_TOKEN_KEY = '__wdgate_window_token';
+const windowRefs = [];
+const clonePath = [];
+
+/** A WindowProxy, same-origin or not (only a few properties are readable across origins). */
+function isWindowProxy(value) {
+  try {
+    return typeof value === 'object' && value !== null && value.window === value && value.self === value && typeof value.closed === 'boolean';
+  } catch {
+    return false;
+  }
+}
+
+/** Child indices from `root` down to `target` (window.frames order), or null. */
+function framePath(root, target) {
+  for (let i = 0; i < root.length; i++) {
+    const child = root.frames[i];
+    if (child === target) return [i];
+    const below = framePath(child, target);
+    if (below) return [i, ...below];
+  }
+  return null;
+}
+
+function locateWindow(target) {
+  // A removed frame or a closed window: its browsing context is no longer open.
+  if (target.closed) fail('no such window', 'the window or frame is no longer open');
+  if (target.top === window.top) {
+    // Nearest first: the current window, its descendants, then each ancestor and theirs.
+    for (let ancestor = window, up = 0; ; ancestor = ancestor.parent, up++) {
+      const down = ancestor === target ? [] : framePath(ancestor, target);
+      if (down) return { up, down };
+      if (ancestor === ancestor.parent) break;
+    }
+    fail('unknown error', 'cannot identify this frame: it is not among window.frames (a frame in a shadow tree?)');
+  }
+  // A window of another tab (window.open's result, an opener): its top-level window carries a token.
+  const top = target.top;
+  const down = top === target ? [] : framePath(top, target);
+  let token = null;
+  try {
+    token = top[WINDOW_TOKEN_KEY] ?? Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, '0')).join('');
+    Object.defineProperty(top, WINDOW_TOKEN_KEY, { value: token, configurable: true });
+  } catch {
+    token = null; // cross-origin: not identifiable from here
+  }
+  return { token, down: down ?? [] };
+}
+
+/** The WindowProxy at a location the gateway resolved (a reference given as an argument). */
+function windowAt(where) {
+  let target = window;
+  if (where.token !== undefined) {
+    // Another tab's window: reachable from here only as an opener.
+    target = [window.top.opener, window.opener].find((candidate) => {
+      try {
+        return candidate && candidate[WINDOW_TOKEN_KEY] === where.token;
+      } catch {
+        return false;
+      }
+    });
+    if (!target) fail('no such window', 'that window is open but not reachable from the current browsing context (only an opener is)');
+  } else {
+    for (let i = 0; i < where.up; i++) target = target.parent;
+  }
+  for (const index of where.down) {
+    if (!(index < target.length)) fail('no such frame', 'the frame is no longer open');
+    target = target.frames[index];
+  }
+  return target;
+}
+
+function referencedWindow(kind, id) {
+  const table = wdgateArgs?.references?.[kind];
+  if (typeof id !== 'string' || !table || !Object.hasOwn(table, id)) {
+    fail(kind === 'frame' ? 'no such frame' : 'no such window', `no ${kind} with reference ${id}`);
+  }
+  return windowAt(table[id]);
+}
+
+/** Spec "JSON deserialize": web element, shadow root, web frame and web window references → objects. */
 function jsonDeserialize(value) {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map(jsonDeserialize);
   if (Object.hasOwn(value, ELEMENT_KEY)) return getKnownElement(value[ELEMENT_KEY]);
   if (Object.hasOwn(value, SHADOW_KEY)) return getKnownShadowRoot(value[SHADOW_KEY]);
+  if (Object.hasOwn(value, FRAME_KEY)) return referencedWindow('frame', value[FRAME_KEY]);
+  if (Object.hasOwn(value, WINDOW_KEY)) return referencedWindow('window', value[WINDOW_KEY]);
   const out = {};
   for (const key of Object.keys(value)) out[key] = jsonDeserialize(value[key]);
   return out;
@@ -156,7 +260,7 @@ function describeException(e) {
 }
 
 // ── Execute Script (spec §15.2) ─────────────────────────────────────────────────────────────
-// wdgateArgs: { args, async, windowHandle }. The user's function body is wdgateUserFunction.
+// wdgateArgs: { args, async, references }. The user's function body is wdgateUserFunction.
 OPS.executeScript = async function ({ args, async }) {
   const parameters = jsonDeserialize(args);
   let result;
@@ -182,6 +286,7 @@ async function run(op, args) {
     const operation = OPS[op];
     if (!operation) fail('unknown error', `no page operation ${op}`);
     const value = await operation(args);
+    if (windowRefs.length) return { value, doc: referenceCache(false)?.doc, windows: windowRefs };
     return { value, doc: referenceCache(false)?.doc };
   } catch (e) {
     if (e instanceof WdError) return { error: e.code, message: e.message, data: e.data, doc: referenceCache(false)?.doc };

@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { BrowsingContext } from '../../../backends/backend.ts';
 import { error, isErrorCode, WebDriverError } from '../errors.ts';
+import { argumentReferences, resolveWindowRefs, type WindowRef } from '../frames.ts';
 import type { Session } from '../session.ts';
 
 const DIR = fileURLToPath(new URL('.', import.meta.url));
@@ -50,7 +51,12 @@ interface AtomResult {
   message?: string;
   data?: { foreignDocument?: string };
   doc?: string;
+  /** Frames: WindowProxy objects in `value` (page/core.js), for the gateway to make references of. */
+  windows?: WindowRef[];
 }
+
+/** The browsing context a document belongs to: its frame id, or the window handle at the top. */
+const contextId = (context: BrowsingContext): string => context.frames.at(-1) ?? context.window;
 
 const CONTEXT_GONE = /Execution context was destroyed|Cannot find context|Inspected target navigated/i;
 
@@ -63,10 +69,15 @@ async function call(session: Session, context: BrowsingContext, declaration: str
     if (retry && e instanceof Error && CONTEXT_GONE.test(e.message)) return call(session, context, declaration, op, args, false);
     throw e;
   }
-  if (result?.doc) session.knownDocuments.add(result.doc);
-  if (result?.error === undefined) return result?.value ?? null;
+  if (result?.doc) session.knownDocuments.set(result.doc, contextId(context));
+  if (result?.error === undefined) {
+    if (result?.windows) return resolveWindowRefs(session, context, result.value ?? null, result.windows);
+    return result?.value ?? null;
+  }
   const foreign = result.data?.foreignDocument;
-  if (foreign && session.knownDocuments.has(foreign)) {
+  // Stale only for a former document of this browsing context: another frame's or window's
+  // reference is unknown here (no such element, as WPT expects).
+  if (foreign && session.knownDocuments.get(foreign) === contextId(context)) {
     const shadow = result.error === 'no such shadow root';
     throw error(
       shadow ? 'detached shadow root' : 'stale element reference',
@@ -81,6 +92,11 @@ export async function callAtom<T = unknown>(session: Session, op: string, args: 
   return (await call(session, await session.currentContext(), ATOM, op, args, true)) as T;
 }
 
+/** Run page operation `op` in a given browsing context (frames: an ancestor of the current one, say). */
+export async function callAtomIn<T = unknown>(session: Session, context: BrowsingContext, op: string, args: unknown = {}): Promise<T> {
+  return (await call(session, context, ATOM, op, args, true)) as T;
+}
+
 /** Spec "execute a function body" with deserialized arguments, JSON-cloned result. */
 export async function executeInPage(
   session: Session,
@@ -90,7 +106,9 @@ export async function executeInPage(
   timeoutMs: number | null,
 ): Promise<unknown> {
   const context = await session.currentContext();
-  const run = call(session, context, executeDeclaration(body), 'executeScript', { args, async, windowHandle: context.window }, false);
+  // Frames: web frame / web window references among the arguments, located for the page.
+  const references = await argumentReferences(session, context, args);
+  const run = call(session, context, executeDeclaration(body), 'executeScript', { args, async, references }, false);
   // null: no timeout. Past 2^31-1 ms Node timers fire at once, and no script runs that long.
   if (timeoutMs === null || timeoutMs > 2 ** 31 - 1) return run;
   let timer: NodeJS.Timeout | undefined;

@@ -393,13 +393,5 @@ OPS.isElementEnabled = function ({ id }) {
   return true;
 };
 
-// §12.4.9 Get Computed Role / §12.4.10 Get Computed Label: Chromium's accessibility tree, which
-// pages see only when the browser exposes it (--expose-experimental-interfaces).
-OPS.getComputedAccessibility = function ({ id, what }) {
-  const element = getKnownElement(id);
-  const property = what === 'role' ? 'computedRole' : 'computedName';
-  if (!(property in element)) {
-    fail('unsupported operation', `the browser does not expose computed ${what}s to pages (start wdgate with --expose-experimental-interfaces)`);
-  }
-  return element[property] ?? '';
-};
+// §12.4.9 Get Computed Role / §12.4.10 Get Computed Label: the backend reads the browser's
+// accessibility tree (commands/elements.ts), not the page.
