@@ -1,5 +1,7 @@
 // Start and stop a whole gateway: backends, the W3C layer, the HTTP edge, and cleanup on exit.
-import { createBackends, killAllNow, sweepOrphans } from '../backends/index.ts';
+import { rm } from 'node:fs/promises';
+import { createBackends, deadGatewayDirs, killAllNow, sweepOrphans } from '../backends/index.ts';
+import { SESSION_DIR_PREFIX } from './webdriver/session.ts';
 import type { Config } from './config.ts';
 import { startServer, uwsImplementation } from './server/http.ts';
 import { Gateway } from './webdriver/gateway.ts';
@@ -13,7 +15,10 @@ export interface RunningGateway {
 }
 
 export async function startGateway(config: Config, log: (line: string) => void = console.log): Promise<RunningGateway> {
+  // Leftovers of a gateway that died without cleaning up: its browsers, profiles, upload dirs.
   await sweepOrphans(config.tempDir);
+  const deadSessionDirs = await deadGatewayDirs(config.tempDir, SESSION_DIR_PREFIX);
+  await Promise.all(deadSessionDirs.map((dir) => rm(dir, { recursive: true, force: true }).catch(() => {})));
   const backends = await createBackends({ native: config.native });
   const gateway = new Gateway({
     backends,

@@ -53,19 +53,28 @@ export function killAllNow(): void {
 }
 
 /**
+ * Temporary directories `<prefix><pid>-<random>` whose gateway (pid) is no longer running: the
+ * naming every directory the gateway creates follows, so a crash's leftovers can be found.
+ */
+export async function deadGatewayDirs(tempDir: string, prefix: string): Promise<string[]> {
+  const entries = await readdir(tempDir).catch(() => [] as string[]);
+  return entries
+    .filter((name) => {
+      if (!name.startsWith(prefix)) return false;
+      const pid = Number(name.slice(prefix.length).split('-')[0]);
+      return Number.isInteger(pid) && pid !== process.pid && !isAlive(pid);
+    })
+    .map((name) => join(tempDir, name));
+}
+
+/**
  * Remove profiles (and kill browsers using them) left by gateways that are no longer running.
  * A profile's name carries the gateway's pid: `wdgate-profile-<pid>-<random>`.
  */
 export async function sweepOrphans(tempDir: string): Promise<number> {
   let swept = 0;
-  const entries = await readdir(tempDir).catch(() => [] as string[]);
-  const dead = entries.filter((name) => {
-    if (!name.startsWith(PROFILE_PREFIX)) return false;
-    const pid = Number(name.slice(PROFILE_PREFIX.length).split('-')[0]);
-    return Number.isInteger(pid) && pid !== process.pid && !isAlive(pid);
-  });
-  if (dead.length === 0) return 0;
-  const deadDirs = dead.map((name) => join(tempDir, name));
+  const deadDirs = await deadGatewayDirs(tempDir, PROFILE_PREFIX);
+  if (deadDirs.length === 0) return 0;
   for (const proc of await readdir('/proc').catch(() => [] as string[])) {
     if (!/^\d+$/.test(proc)) continue;
     const cmdline = await readFile(`/proc/${proc}/cmdline`, 'utf8').catch(() => '');

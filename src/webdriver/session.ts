@@ -7,6 +7,9 @@ import { watchUserPrompts } from './prompts.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
+/** Per-session temporary directories (uploads): `<prefix><gateway pid>-<random>`. */
+export const SESSION_DIR_PREFIX = 'wdgate-session-';
+
 export type PromptHandlerConfig = string | Record<string, string>;
 
 export interface SessionInit {
@@ -86,7 +89,7 @@ export class Session {
 
   /** This session's own temporary directory below `base`, made on first use. */
   temporaryDirectory(base: string): Promise<string> {
-    this.#tempDir ??= mkdtemp(join(base, `wdgate-session-${process.pid}-`));
+    this.#tempDir ??= mkdtemp(join(base, `${SESSION_DIR_PREFIX}${process.pid}-`));
     return this.#tempDir;
   }
 

@@ -6,8 +6,10 @@ import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { startGateway } from '../helpers/gateway.ts';
 import { eventually, leftoverBrowsers } from '../helpers/pages.ts';
+import { makeZip } from '../helpers/zip.ts';
 
 const profilesOf = (pid: number) => readdirSync(tmpdir()).filter((n) => n.startsWith(`wdgate-profile-${pid}-`));
+const sessionDirsOf = (pid: number) => readdirSync(tmpdir()).filter((n) => n.startsWith(`wdgate-session-${pid}-`));
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`${signal} with live sessions ends every browser and profile`, async () => {
@@ -40,14 +42,18 @@ test('Delete Session ends its browser and profile', async () => {
 test('a gateway killed with SIGKILL leaves orphans that the next start sweeps', async () => {
   const first = await startGateway();
   const pid = first.process.pid!;
-  await first.client.newSession();
+  const s = await first.client.newSession();
+  // An upload gives the session a temporary directory too.
+  await s.post('/se/file', { file: makeZip([{ name: 'a.txt', data: Buffer.from('a') }]).toString('base64') });
   first.process.kill('SIGKILL');
   await first.stop();
   assert.ok((await leftoverBrowsers(pid)) > 0, 'a killed gateway cannot clean up after itself');
+  assert.equal(sessionDirsOf(pid).length, 1);
   const second = await startGateway();
   try {
     assert.equal(await leftoverBrowsers(pid), 0, 'the next gateway should sweep the orphans');
     assert.deepEqual(profilesOf(pid), []);
+    assert.deepEqual(sessionDirsOf(pid), []);
   } finally {
     await second.stop();
   }
