@@ -334,6 +334,27 @@ describe('element send keys', () => {
     assert.ok((await log()).includes('change:c(untrusted)'));
   });
 
+  test('date and time inputs take a value string, or typed segments', async () => {
+    const fields = [
+      ['date', '2017-12-25'],
+      ['datetime-local', '2017-12-26T19:48'],
+      ['month', '2017-11'],
+      ['time', '19:48'],
+      ['week', '2017-W52'],
+      ['range', '49'],
+    ];
+    await s.navigate(pages.page(fields.map(([type]) => `<input id="${type}" type="${type}">`).join('') + LOG));
+    for (const [type, text] of fields) {
+      await sendKeys(`#${type}`, text!);
+      assert.equal(await value(`#${type}`), text, type);
+    }
+    assert.ok((await log()).includes('change:date(untrusted)'));
+    // What Selenium users type into Chromium's date field: its segments, in the locale's order.
+    await s.navigate(pages.page('<input id="d" type="date" lang="en-US">'));
+    await sendKeys('#d', '12252017');
+    assert.equal(await value('#d'), '2017-12-25');
+  });
+
   test('a file input gets the file and fires input and change', async () => {
     const file = join(dir, 'upload.txt');
     await writeFile(file, 'contents');

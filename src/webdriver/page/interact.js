@@ -10,6 +10,10 @@
   ]);
   // Spec "non-typeable form control": keys make no sense, Send Keys sets the value.
   const NON_TYPEABLE_INPUT_TYPES = new Set(['color', 'range']);
+  // Date and time fields are non-typeable in the spec too, but Chromium also takes typed
+  // segments ("01022020"), which Selenium users rely on: a valid value string is set, anything
+  // else is typed as keys.
+  const DATE_TIME_INPUT_TYPES = new Set(['date', 'month', 'week', 'time', 'datetime-local']);
   const DESCRIBE_MAX_VALUE = 40;
 
   const isInput = (el) => el instanceof HTMLInputElement;
@@ -235,6 +239,17 @@
       fireEvent(element, 'input');
       fireEvent(element, 'change');
       return { done: true };
+    }
+
+    if (isInput(element) && DATE_TIME_INPUT_TYPES.has(element.type) && !element.readOnly && text !== '') {
+      const before = element.value;
+      element.value = text;
+      if (element.value !== '') {
+        fireEvent(element, 'input');
+        fireEvent(element, 'change');
+        return { done: true };
+      }
+      element.value = before; // not a value of this type: type it
     }
 
     scrollIntoView(element);
