@@ -705,12 +705,31 @@ export class NativeBrowser implements DrivenBrowser {
       if (state.last?.type !== 'beforeunload' || e.result) return;
       // The page refused to unload: the navigation that asked is cancelled, nothing will load.
       state.refusals++;
-      for (const cancelled of state.navigations) cancelled();
+      for (const watch of state.navigations) watch.end();
       const load = this.#loadStates.get(page);
       if (load?.requested) {
         load.requested = false;
         for (const waiter of load.waiters) waiter();
       }
+    });
+    // A navigation can also be refused without a prompt (Chromium answers a beforeunload that
+    // comes while the last one is still closing with "stay"): the main frame stops loading
+    // without a new document. Navigation primitives in flight then end as well.
+    const isMain = (frameId: string) => frameIdOf(page.mainFrame()) === frameId;
+    const started = (e: { frameId: string }) => {
+      if (isMain(e.frameId)) for (const watch of state.navigations) watch.started = true;
+    };
+    client.on('Page.frameStartedNavigating', started);
+    client.on('Page.frameStartedLoading', started);
+    client.on('Page.frameNavigated', (e) => {
+      if (!e.frame.parentId) for (const watch of state.navigations) watch.committed = true;
+    });
+    client.on('Page.navigatedWithinDocument', (e) => {
+      if (isMain(e.frameId)) for (const watch of state.navigations) watch.committed = true;
+    });
+    client.on('Page.frameStoppedLoading', (e) => {
+      if (!isMain(e.frameId)) return;
+      for (const watch of state.navigations) if (watch.started && !watch.committed) watch.end();
     });
   }
 
@@ -727,11 +746,11 @@ export class NativeBrowser implements DrivenBrowser {
       if (state.current) throw blockedBy(state.current);
     }
     let cut!: (e: Error) => void;
-    let cancelled = () => {};
+    const watch: NavigationWatch = { started: false, committed: false, end: () => {} };
     const ends: Promise<T>[] = [new Promise<never>((_, reject) => (cut = reject))];
-    if (navigation) ends.push(new Promise<T>((resolve) => (cancelled = () => resolve(undefined as T))));
+    if (navigation) ends.push(new Promise<T>((resolve) => (watch.end = () => resolve(undefined as T))));
     state.blocked.add(cut);
-    state.navigations.add(cancelled);
+    if (navigation) state.navigations.add(watch);
     const refusals = state.refusals;
     const running = work();
     try {
@@ -742,7 +761,7 @@ export class NativeBrowser implements DrivenBrowser {
       throw e;
     } finally {
       state.blocked.delete(cut);
-      state.navigations.delete(cancelled);
+      state.navigations.delete(watch);
       running.catch(() => {}); // abandoned: it resumes (and may fail) once the prompt is handled
     }
   }
@@ -787,7 +806,15 @@ interface PromptState {
   /** beforeunload prompts dismissed so far (navigations refused by the page). */
   refusals: number;
   /** Navigation primitives in flight: each ends when the page refuses to unload. */
-  navigations: Set<() => void>;
+  navigations: Set<NavigationWatch>;
+}
+
+/** A navigation primitive in flight: whether the main frame started loading, then committed. */
+interface NavigationWatch {
+  started: boolean;
+  committed: boolean;
+  /** Resolve the primitive: its navigation was cancelled. */
+  end(): void;
 }
 
 /**
