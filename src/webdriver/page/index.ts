@@ -2,6 +2,7 @@
 // the current browsing context (one round trip), and turns its answers into W3C errors.
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { transformSync } from 'esbuild';
 import type { BrowsingContext } from '../../../backends/backend.ts';
 import { error, isErrorCode, WebDriverError } from '../errors.ts';
 import { argumentReferences, resolveWindowRefs, type WindowRef } from '../frames.ts';
@@ -17,13 +18,22 @@ function loadParts(): string {
   return ['core.js', ...files].map((f) => readFileSync(DIR + f, 'utf8')).join('\n');
 }
 
+/**
+ * A function declaration, minified once at start: it travels with every page operation, so its
+ * size is paid on each call (in the pipe and in the renderer's compiler).
+ */
+function minified(declaration: string): string {
+  const { code } = transformSync(`var wdgateAtom = ${declaration};`, { minify: true, target: 'es2022', legalComments: 'none' });
+  return code.trim().replace(/^var wdgateAtom=/, '').replace(/;$/, '');
+}
+
 /** The one function every page operation goes through. Constant, so V8 caches its compilation. */
-export const ATOM = `async function (wdgateOp, wdgateArgs, wdgateUserFunction) {
+export const ATOM = minified(`async function (wdgateOp, wdgateArgs, wdgateUserFunction) {
 'use strict';
 const OPS = Object.create(null);
 ${loadParts()}
 return run(wdgateOp, wdgateArgs);
-}`;
+}`);
 
 /**
  * A declaration answering an op's raw value (a node, say) instead of its JSON answer, for
