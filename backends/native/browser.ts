@@ -1,6 +1,6 @@
 // One session's Chromium, driven over the CDP pipe through puppeteer-core. Only primitives live
 // here; the W3C rules that use them live in src/webdriver/.
-import type { Browser, CDPSession, ElementHandle, Frame, JSHandle, KeyInput, Page, Target } from 'puppeteer-core';
+import type { Browser, CDPSession, Frame, JSHandle, KeyInput, Page, Target } from 'puppeteer-core';
 import { ProtocolError, TimeoutError } from 'puppeteer-core';
 import {
   NavigationTimeoutError,
@@ -384,21 +384,33 @@ export class NativeBrowser implements DrivenBrowser {
     }
   }
 
-  async setFileInputFiles(context: BrowsingContext, functionDeclaration: string, args: unknown[], files: string[]): Promise<void> {
+  /**
+   * Call a function that returns a page object (a node) and use it by its CDP object id, on the
+   * session of the frame's own target (an out-of-process iframe has its own). The handle is
+   * released afterwards.
+   */
+  async #withObject<T>(
+    context: BrowsingContext,
+    functionDeclaration: string,
+    args: unknown[],
+    use: (objectId: string | undefined, client: CDPSession) => Promise<T>,
+  ): Promise<T> {
     const page = await this.#page(context.window);
     const frame = frameOf(page, context);
     try {
-      const handle = (await frame.evaluateHandle(asFunction(functionDeclaration) as never, ...(args as never[]))) as ElementHandle;
+      const handle = (await frame.evaluateHandle(asFunction(functionDeclaration) as never, ...(args as never[]))) as JSHandle;
       try {
-        const objectId = handle.remoteObject().objectId;
-        // frames: the object lives in the frame's target (an out-of-process iframe has its own).
-        await frameClient(frame).send('DOM.setFileInputFiles', { objectId, files });
+        return await use(handle.remoteObject().objectId, frameClient(frame));
       } finally {
-        await handle.dispose().catch(() => {});
+        void handle.dispose().catch(() => {});
       }
     } catch (e) {
       throw classify(e, page, frame);
     }
+  }
+
+  async setFileInputFiles(context: BrowsingContext, functionDeclaration: string, args: unknown[], files: string[]): Promise<void> {
+    await this.#withObject(context, functionDeclaration, args, (objectId, client) => client.send('DOM.setFileInputFiles', { objectId, files }));
   }
 
   // ── Frames ───────────────────────────────────────────────────────────────────────────────
@@ -410,22 +422,12 @@ export class NativeBrowser implements DrivenBrowser {
   }
 
   async contentFrameId(context: BrowsingContext, functionDeclaration: string, args: unknown[]): Promise<string | null> {
-    const page = await this.#page(context.window);
-    const frame = frameOf(page, context);
-    try {
-      const handle = (await frame.evaluateHandle(asFunction(functionDeclaration) as never, ...(args as never[]))) as JSHandle;
-      try {
-        const objectId = handle.remoteObject().objectId;
-        if (!objectId) return null;
-        // The frame owner's node names its content frame (the id is the same in every process).
-        const { node } = await frameClient(frame).send('DOM.describeNode', { objectId });
-        return node.frameId ?? null;
-      } finally {
-        await handle.dispose().catch(() => {});
-      }
-    } catch (e) {
-      throw classify(e, page, frame);
-    }
+    return this.#withObject(context, functionDeclaration, args, async (objectId, client) => {
+      if (!objectId) return null;
+      // The frame owner's node names its content frame (the id is the same in every process).
+      const { node } = await client.send('DOM.describeNode', { objectId });
+      return node.frameId ?? null;
+    });
   }
 
   // ── Input ────────────────────────────────────────────────────────────────────────────────
@@ -591,22 +593,12 @@ export class NativeBrowser implements DrivenBrowser {
   }
 
   async accessibleNode(context: BrowsingContext, functionDeclaration: string, args: unknown[]): Promise<AccessibleNode> {
-    const page = await this.#page(context.window);
-    const frame = frameOf(page, context);
-    try {
-      const handle = (await frame.evaluateHandle(asFunction(functionDeclaration) as never, ...(args as never[]))) as JSHandle;
-      try {
-        const objectId = handle.remoteObject().objectId;
-        // As chromedriver: the element's own node (an ignored one too, whose role is "none").
-        const { nodes } = await frameClient(frame).send('Accessibility.getPartialAXTree', { objectId, fetchRelatives: false });
-        const node = nodes[0];
-        return { role: String(node?.role?.value ?? ''), name: String(node?.name?.value ?? '') };
-      } finally {
-        void handle.dispose().catch(() => {});
-      }
-    } catch (e) {
-      throw classify(e, page, frame);
-    }
+    return this.#withObject(context, functionDeclaration, args, async (objectId, client) => {
+      // As chromedriver: the element's own node (an ignored one too, whose role is "none").
+      const { nodes } = await client.send('Accessibility.getPartialAXTree', { objectId, fetchRelatives: false });
+      const node = nodes[0];
+      return { role: String(node?.role?.value ?? ''), name: String(node?.name?.value ?? '') };
+    });
   }
 
   // ── Cookies ──────────────────────────────────────────────────────────────────────────────
