@@ -2,26 +2,20 @@
 // page records the trusted events it receives.
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import { closeSessionFixture, openSessionFixture } from '../helpers/fixture.ts';
 import { ELEMENT, elementRef, type Session } from '../helpers/client.ts';
-import { eventually, leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';
+import { eventually, type PageServer } from '../helpers/pages.ts';
 
 let gw: TestGateway;
 let pages: PageServer;
 let s: Session;
 
 before(async () => {
-  [gw, pages] = await Promise.all([startGateway(), startPageServer()]);
-  s = await gw.client.newSession();
+  ({ gw, pages, s } = await openSessionFixture());
 });
 
-after(async () => {
-  await s?.end().catch(() => {});
-  const pid = gw.process.pid!;
-  await gw?.stop();
-  await pages?.close();
-  assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
-});
+after(() => closeSessionFixture({ gw, pages, s }));
 
 // Every test starts with nothing held (as WPT's fixtures do).
 beforeEach(async () => {

@@ -3,26 +3,20 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inflateSync } from 'node:zlib';
-import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import { closeSessionFixture, openSessionFixture } from '../helpers/fixture.ts';
 import { ELEMENT, type Session } from '../helpers/client.ts';
-import { leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';
+import type { PageServer } from '../helpers/pages.ts';
 
 let gw: TestGateway;
 let pages: PageServer;
 let s: Session;
 
 before(async () => {
-  [gw, pages] = await Promise.all([startGateway(), startPageServer()]);
-  s = await gw.client.newSession();
+  ({ gw, pages, s } = await openSessionFixture());
 });
 
-after(async () => {
-  await s?.end().catch(() => {});
-  const pid = gw.process.pid!;
-  await gw?.stop();
-  await pages?.close();
-  assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
-});
+after(() => closeSessionFixture({ gw, pages, s }));
 
 /** A new window made current, for tests that close it; the original window is current again after. */
 async function inScratchWindow(run: () => Promise<void>): Promise<void> {

@@ -1,9 +1,10 @@
 // Element Retrieval and Element State (spec §12.3, §12.4) against real Chromium through the server.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import { closeSessionFixture, openSessionFixture } from '../helpers/fixture.ts';
 import { ELEMENT, type Session } from '../helpers/client.ts';
-import { leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';
+import type { PageServer } from '../helpers/pages.ts';
 
 const SHADOW = 'shadow-6066-11e4-a52e-4f735466cecf';
 
@@ -12,17 +13,10 @@ let pages: PageServer;
 let s: Session;
 
 before(async () => {
-  [gw, pages] = await Promise.all([startGateway(), startPageServer()]);
-  s = await gw.client.newSession();
+  ({ gw, pages, s } = await openSessionFixture());
 });
 
-after(async () => {
-  await s?.end().catch(() => {});
-  const pid = gw.process.pid!;
-  await gw?.stop();
-  await pages?.close();
-  assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
-});
+after(() => closeSessionFixture({ gw, pages, s }));
 
 // ── helpers ──────────────────────────────────────────────────────────────────────────────────
 

@@ -4,11 +4,11 @@
 // Chromium through the server.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { inflateSync } from 'node:zlib';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { closeSessionFixture, openSessionFixture } from '../helpers/fixture.ts';
 import { ELEMENT, elementRef, type Session } from '../helpers/client.ts';
 import { eventually, type PageServer } from '../helpers/pages.ts';
+import { colours, decodePng } from '../helpers/png.ts';
 
 const WINDOW = 'window-fcc6-11e5-b4f8-330a88ab9d7f';
 const FRAME = 'frame-075b-4da1-b6ba-e579c2d3230a';
@@ -389,53 +389,3 @@ describe('window and frame references', () => {
     await s.fails('POST', '/execute/sync', { script: 'return 1', args: [one] }, 'no such frame', 404);
   });
 });
-
-// ── A small PNG decoder (8-bit RGB / RGBA, non-interlaced: what Chromium writes) ─────────────
-
-function decodePng(base64: string): { width: number; height: number; pixel(x: number, y: number): number[] } {
-  const png = Buffer.from(base64, 'base64');
-  let offset = 8;
-  let width = 0;
-  let height = 0;
-  let channels = 0;
-  const idat: Buffer[] = [];
-  while (offset < png.length) {
-    const length = png.readUInt32BE(offset);
-    const type = png.toString('latin1', offset + 4, offset + 8);
-    const data = png.subarray(offset + 8, offset + 8 + length);
-    if (type === 'IHDR') {
-      width = data.readUInt32BE(0);
-      height = data.readUInt32BE(4);
-      channels = data[9] === 6 ? 4 : 3;
-    } else if (type === 'IDAT') idat.push(data);
-    offset += 12 + length;
-  }
-  const raw = inflateSync(Buffer.concat(idat));
-  const stride = width * channels;
-  const px = Buffer.alloc(stride * height);
-  for (let y = 0; y < height; y++) {
-    const filter = raw[y * (stride + 1)]!;
-    for (let i = 0; i < stride; i++) {
-      const a = i >= channels ? px[y * stride + i - channels]! : 0;
-      const b = y > 0 ? px[(y - 1) * stride + i]! : 0;
-      const c = y > 0 && i >= channels ? px[(y - 1) * stride + i - channels]! : 0;
-      const p = a + b - c;
-      const paeth = Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
-      const predictor = [0, a, b, (a + b) >> 1, paeth][filter]!;
-      px[y * stride + i] = (raw[y * (stride + 1) + 1 + i]! + predictor) & 0xff;
-    }
-  }
-  return { width, height, pixel: (x, y) => [...px.subarray(y * stride + x * channels, y * stride + x * channels + 3)] };
-}
-
-function colours(img: ReturnType<typeof decodePng>): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (let y = 0; y < img.height; y++) {
-    for (let x = 0; x < img.width; x++) {
-      const [r, g, b] = img.pixel(x, y) as [number, number, number];
-      const name = r > 240 && g < 15 && b < 15 ? 'red' : r < 15 && g < 15 && b > 240 ? 'blue' : r > 240 && g > 240 && b > 240 ? 'white' : 'other';
-      counts[name] = (counts[name] ?? 0) + 1;
-    }
-  }
-  return counts;
-}

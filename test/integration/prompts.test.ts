@@ -3,9 +3,10 @@
 // beforeunload prompts, and commands a prompt opened during (they must answer, never hang).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import { closeSessionFixture, openSessionFixture } from '../helpers/fixture.ts';
 import type { Session } from '../helpers/client.ts';
-import { eventually, leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';
+import { eventually, type PageServer } from '../helpers/pages.ts';
 
 let gw: TestGateway;
 let pages: PageServer;
@@ -13,17 +14,10 @@ let pages: PageServer;
 let s: Session;
 
 before(async () => {
-  [gw, pages] = await Promise.all([startGateway(), startPageServer()]);
-  s = await gw.client.newSession();
+  ({ gw, pages, s } = await openSessionFixture());
 });
 
-after(async () => {
-  await s?.end().catch(() => {});
-  const pid = gw?.process.pid;
-  await gw?.stop();
-  await pages?.close();
-  if (pid) assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
-});
+after(() => closeSessionFixture({ gw, pages, s }));
 
 /** A hang (waiting on a dialog, or the 300 s page load timeout) fails the test instead. */
 const LIMIT = { timeout: 30_000 };
