@@ -27,15 +27,11 @@ export type PointerType = 'mouse' | 'pen' | 'touch';
 /** Where pointer move and scroll coordinates count from; an element: its in-view center point. */
 export type Origin = 'viewport' | 'pointer' | { element: string };
 
-/** Spec "process pointer properties": optional, validated, absent ones take defaults at dispatch. */
-export interface PointerProperties {
-  width?: number;
-  height?: number;
-  pressure?: number;
-  tangentialPressure?: number;
-  tiltX?: number;
-  tiltY?: number;
-  twist?: number;
+/**
+ * Spec "process pointer properties": optional, validated, absent ones take defaults at dispatch.
+ * Altitude and azimuth are turned into the backend's tilts when dispatched.
+ */
+export interface PointerProperties extends PointerInputProperties {
   altitudeAngle?: number;
   azimuthAngle?: number;
 }
