@@ -232,7 +232,10 @@ export interface DrivenBrowser {
 
   // Frames (spec §11.3). A frame is named by the backend's frame id; callFunction and
   // setFileInputFiles run in the context's last frame and throw NoSuchWindowError once it is gone.
-  /** Whether the frame is still attached in the window's page. No round trip. */
+  /**
+   * Whether the frame is still attached in the window's page, exactly as it is when asked (not
+   * as the last event said: a command that removed it may have answered before the event).
+   */
   frameOpen(handle: string, frameId: string): Promise<boolean>;
   /**
    * Call a function (in `context`) that returns a frame element (iframe, frame); the frame id

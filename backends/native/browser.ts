@@ -418,7 +418,20 @@ export class NativeBrowser implements DrivenBrowser {
   async frameOpen(handle: string, frameId: string): Promise<boolean> {
     const page = await this.#page(handle);
     const main = page.mainFrame();
-    return page.frames().some((f) => f !== main && frameIdOf(f) === frameId && !f.detached);
+    const frame = page.frames().find((f) => f !== main && frameIdOf(f) === frameId);
+    const parent = frame?.parentFrame();
+    if (!frame || frame.detached || !parent || parent.detached) return false;
+    // Puppeteer learns of a removed frame from Page.frameDetached, which can arrive after the
+    // command that removed it (a click) has answered. The renderer holding the frame element
+    // knows at once: ask it. A user prompt blocks that renderer (the call would hang until the
+    // prompt closes), and nothing in the page runs meanwhile: then the events are the answer.
+    try {
+      await this.#unblocked(handle, false, () => frameClient(parent).send('DOM.getFrameOwner', { frameId }));
+      return true;
+    } catch (e) {
+      if (e instanceof UserPromptOpenedError) return !frame.detached;
+      return false;
+    }
   }
 
   async contentFrameId(context: BrowsingContext, functionDeclaration: string, args: unknown[]): Promise<string | null> {

@@ -26,7 +26,8 @@ export async function childFrame(session: Session, context: BrowsingContext, sel
   return frameId;
 }
 
-interface ContentBox extends Rect {
+/** A frame element's content box in its parent's viewport, and the size of that viewport's visible part. */
+export interface ContentBox extends Rect {
   viewportWidth: number;
   viewportHeight: number;
 }
@@ -40,22 +41,28 @@ function intersect(a: Rect, b: Rect): Rect {
 }
 
 /**
- * A rectangle in the viewport of `context` (a frame) → the top-level viewport: offset by the
- * content box of every ancestor frame element (one page call per level, all at once) and, with
- * `clip`, cut to what each ancestor shows of it. The top level: the rectangle as it is.
+ * The content box of every frame element from the top level down to `context`'s frame (one
+ * page call per level, all at once); none for the top level.
  */
-export async function toTopLevelViewport(session: Session, context: BrowsingContext, rect: Rect, clip: boolean): Promise<Rect> {
+export async function frameBoxes(session: Session, context: BrowsingContext): Promise<ContentBox[]> {
   const { window, frames } = context;
-  if (frames.length === 0) return rect;
-  const boxes = await Promise.all(
+  return Promise.all(
     frames.map((frameId, level) => {
       const element = session.frameElements.get(frameId);
       if (element === undefined) throw error('unknown error', `the frame element of frame ${frameId} is not known`);
       return callAtomIn<ContentBox>(session, { window, frames: frames.slice(0, level) }, 'frameContentBox', { id: element });
     }),
   );
+}
+
+/**
+ * A rectangle in the innermost frame's viewport → the top-level viewport: offset by each frame
+ * element's content box (`boxes` from frameBoxes) and, with `clip`, cut to what each ancestor
+ * shows of it.
+ */
+export function mapToTopLevel(boxes: readonly ContentBox[], rect: Rect, clip: boolean): Rect {
   let out = rect;
-  for (const box of boxes.reverse()) {
+  for (const box of [...boxes].reverse()) {
     out = { ...out, x: out.x + box.x, y: out.y + box.y };
     if (clip) {
       out = intersect(out, box);
@@ -63,6 +70,12 @@ export async function toTopLevelViewport(session: Session, context: BrowsingCont
     }
   }
   return out;
+}
+
+/** A rectangle in the viewport of `context` → the top-level viewport (see mapToTopLevel). */
+export async function toTopLevelViewport(session: Session, context: BrowsingContext, rect: Rect, clip: boolean): Promise<Rect> {
+  if (context.frames.length === 0) return rect;
+  return mapToTopLevel(await frameBoxes(session, context), rect, clip);
 }
 
 // ── Window and frame references ─────────────────────────────────────────────────────────────

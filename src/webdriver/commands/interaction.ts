@@ -3,10 +3,10 @@
 // then dispatched as trusted events through the backend, and a navigation it started is awaited.
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { DrivenBrowser } from '../../../backends/backend.ts';
+import type { BrowsingContext, DrivenBrowser, Rect } from '../../../backends/backend.ts';
 import { error } from '../errors.ts';
 import { graphemeClusters, isModifierKey, normalisedKeyValue, NULL_KEY, shiftedKey } from '../keys.ts';
-import { toTopLevelViewport } from '../frames.ts';
+import { frameBoxes, mapToTopLevel } from '../frames.ts';
 import { callAtom, RAW_ATOM } from '../page/index.ts';
 import { p } from '../params.ts';
 import type { Session } from '../session.ts';
@@ -21,15 +21,52 @@ async function awaitNavigation(session: Session): Promise<void> {
 
 // ── Element Click (spec §12.4.1) ─────────────────────────────────────────────────────────────
 
+/** The page's answer to elementClick: where to click, and the part of the element in view, in its frame's viewport. */
+interface ClickTarget {
+  x: number;
+  y: number;
+  inView: Rect;
+}
+
+const contains = (r: Rect, x: number, y: number) => x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height;
+
+/**
+ * Where a click on the element lands in the top-level viewport. In a frame, the ancestors may
+ * show less of the element than its frame does (the frame is partly under a parent's scroll
+ * bar or out of its view): the click goes to the centre of what the top level shows, hit-tested
+ * there; if nothing of it is shown, it is scrolled into view, which scrolls the ancestors too.
+ */
+async function clickPoint(session: Session, context: BrowsingContext, id: string, target: ClickTarget): Promise<{ x: number; y: number }> {
+  if (context.frames.length === 0) return target;
+  let boxes = await frameBoxes(session, context);
+  let shown = mapToTopLevel(boxes, target.inView, true);
+  if (shown.width <= 0 || shown.height <= 0) {
+    target = (await callAtom<ClickTarget | null>(session, 'elementClick', { id, scroll: true }))!;
+    boxes = await frameBoxes(session, context);
+    shown = mapToTopLevel(boxes, target.inView, true);
+    if (shown.width <= 0 || shown.height <= 0) {
+      throw error('element not interactable', 'the element is in a frame that is out of view and could not be scrolled into view');
+    }
+  }
+  const at = mapToTopLevel(boxes, { x: target.x, y: target.y, width: 0, height: 0 }, false);
+  if (contains(shown, at.x, at.y)) return at;
+  const x = Math.floor(shown.x + shown.width / 2);
+  const y = Math.floor(shown.y + shown.height / 2);
+  // The same point in the frame's viewport, hit-tested there (element click intercepted otherwise).
+  await callAtom(session, 'elementClick', { id, at: { x: x - (at.x - target.x), y: y - (at.y - target.y) } });
+  return { x, y };
+}
+
 export const elementClick = sessionCommand({
   async handler({ session, urlParams }) {
     // Checks, scrolls into view, hit-tests: the in-view center point, or null if the page did
     // the click itself (an <option>).
-    const point = await callAtom<{ x: number; y: number } | null>(session, 'elementClick', { id: urlParams.elementId });
-    if (point) {
+    const id = urlParams.elementId;
+    const target = await callAtom<ClickTarget | null>(session, 'elementClick', { id });
+    if (target) {
       const context = await session.currentContext();
       // Frames: the point is in the frame's viewport; mouse input goes to the top-level one.
-      const { x, y } = await toTopLevelViewport(session, context, { ...point, width: 0, height: 0 }, false);
+      const { x, y } = await clickPoint(session, context, id, target);
       const handle = context.window;
       const { browser } = session;
       await browser.mouseEvent(handle, { type: 'move', x, y });

@@ -250,6 +250,17 @@ function jsonDeserialize(value) {
   return out;
 }
 
+/**
+ * The part of this window's viewport that shows the document: the viewport less its scroll bars
+ * (CSSOM: the root element's client size; the body's in quirks mode). A point under a scroll
+ * bar hits the scroll bar, not the page.
+ */
+function visibleViewport() {
+  const root = document.compatMode === 'BackCompat' ? document.body : document.documentElement;
+  if (!root || (root.clientWidth === 0 && root.clientHeight === 0)) return { width: innerWidth, height: innerHeight };
+  return { width: root.clientWidth, height: root.clientHeight };
+}
+
 function describeException(e) {
   if (e instanceof Error) return `${e.name}: ${e.message}`;
   try {

@@ -39,10 +39,12 @@
   };
 
   // wdgateArgs: { id } of a frame element in this document. Its content box (where the child's
-  // viewport is drawn) in this viewport's CSS pixels, and this viewport's size.
+  // viewport is drawn) in this viewport's CSS pixels, and the size of the part of this viewport
+  // that shows the document (less scroll bars: what is under them is not seen, nor clickable).
   OPS.frameContentBox = function ({ id }) {
     const element = getKnownElement(id);
     const box = element.getBoundingClientRect();
+    const visible = visibleViewport();
     const style = getComputedStyle(element);
     const px = (name) => parseFloat(style.getPropertyValue(name)) || 0;
     const left = px('border-left-width') + px('padding-left');
@@ -52,8 +54,8 @@
       y: box.top + top,
       width: Math.max(0, box.width - left - px('border-right-width') - px('padding-right')),
       height: Math.max(0, box.height - top - px('border-bottom-width') - px('padding-bottom')),
-      viewportWidth: innerWidth,
-      viewportHeight: innerHeight,
+      viewportWidth: visible.width,
+      viewportHeight: visible.height,
     };
   };
 

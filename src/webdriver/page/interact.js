@@ -58,31 +58,38 @@
   /**
    * Spec "scroll into view": scrollIntoView({behavior: instant, block: end, inline: nearest}).
    * Like chromedriver and geckodriver, only when the element is not already entirely in view:
-   * scrolling a visible element to the bottom could put it under a fixed footer.
+   * scrolling a visible element to the bottom could put it under a fixed footer. `always`: also
+   * then (the element's frame is out of view in an ancestor, which this scrolls too).
    */
-  function scrollIntoView(el) {
+  function scrollIntoView(el, always = false) {
     const box = firstBox(el);
-    if (box && box.left >= 0 && box.top >= 0 && box.right <= innerWidth && box.bottom <= innerHeight) return;
+    const viewport = visibleViewport();
+    if (!always && box && box.left >= 0 && box.top >= 0 && box.right <= viewport.width && box.bottom <= viewport.height) return;
     el.scrollIntoView({ behavior: 'instant', block: 'end', inline: 'nearest' });
   }
 
-  /** Spec "in-view center point" (of the first non-empty box), or element not interactable saying why. */
+  /**
+   * Spec "in-view center point" (of the first non-empty box) and the part of the box in view
+   * (the viewport less its scroll bars), or element not interactable saying why.
+   */
   function inViewCenterPoint(el) {
     const hidden = notDisplayedReason(el);
     if (hidden) fail('element not interactable', `element ${describe(el)} ${hidden}`);
     const box = firstBox(el);
     if (!box) fail('element not interactable', `element ${describe(el)} has zero size`);
+    const viewport = visibleViewport();
     const left = Math.max(0, box.left);
-    const right = Math.min(innerWidth, box.right);
+    const right = Math.min(viewport.width, box.right);
     const top = Math.max(0, box.top);
-    const bottom = Math.min(innerHeight, box.bottom);
+    const bottom = Math.min(viewport.height, box.bottom);
     if (left >= right || top >= bottom) {
       fail(
         'element not interactable',
-        `element ${describe(el)} is out of the viewport (at ${Math.round(box.left)}, ${Math.round(box.top)} in a ${innerWidth}x${innerHeight} viewport) and could not be scrolled into view`,
+        `element ${describe(el)} is out of the viewport (at ${Math.round(box.left)}, ${Math.round(box.top)} in a ${viewport.width}x${viewport.height} viewport) and could not be scrolled into view`,
       );
     }
-    return { x: Math.floor((left + right) / 2), y: Math.floor((top + bottom) / 2) };
+    const inView = { x: left, y: top, width: right - left, height: bottom - top };
+    return { x: Math.floor((left + right) / 2), y: Math.floor((top + bottom) / 2), inView };
   }
 
   const inclusiveAncestorOf = (ancestor, node) => ancestor === node || ancestor.contains(node);
@@ -151,16 +158,19 @@
   }
 
   // ── Element Click (spec §12.4.1) ─────────────────────────────────────────────────────────
-  // Returns the point for the gateway's trusted mouse events, or null when the click is done
-  // (an option was selected in the page).
-  OPS.elementClick = function ({ id }) {
+  // Returns the point for the gateway's trusted mouse events and the part of the element in
+  // view, or null when the click is done (an option was selected in the page). In a frame, the
+  // gateway may find that an ancestor shows less of it: `scroll` then scrolls it into view
+  // regardless, or `at` names the point (in this viewport) to hit-test and click instead.
+  OPS.elementClick = function ({ id, scroll, at }) {
     const element = getKnownElement(id);
     if (isFileInput(element)) {
       fail('invalid argument', 'cannot click an <input type=file> (the file chooser is not automatable): send keys to it with the file paths instead');
     }
     const container = containerOf(element);
-    scrollIntoView(container);
-    const point = inViewCenterPoint(container);
+    if (!at) scrollIntoView(container, scroll);
+    const inView = inViewCenterPoint(container);
+    const point = at ? { x: at.x, y: at.y, inView: inView.inView } : inView;
     const top = topmostAt(container, point);
     if (!receivesClick(container, top)) {
       fail(
