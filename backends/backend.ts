@@ -28,23 +28,67 @@ export interface BackendEnvironment {
   tempDir: string;
 }
 
+/** What an endpoint (a browser flavour a backend can start) offers, for the W3C layer to match. */
+export interface EndpointCapabilities {
+  browserNames: string[];
+  browserVersion: string;
+  platformName: string;
+  acceptInsecureCerts: boolean;
+  setWindowRect: boolean;
+}
+
 /** What a backend decided to launch for a set of capabilities; its `key` is the pool key. */
 export interface LaunchSpec {
   backend: string;
+  /**
+   * The pool key: the normalized launch spec (backend, binary, args, headless and every option
+   * that changes the browser process). Sessions with equal keys share browsers.
+   */
   key: string;
   browserName: string;
+  /** What this launch offers: the W3C layer matches the standard capabilities against it. */
+  endpoint: EndpointCapabilities;
   /** Vendor options in effect, echoed in the New Session response. */
   vendorCapabilities: Record<string, unknown>;
   acceptInsecureCerts: boolean;
   [extra: string]: unknown;
 }
 
+/** Raised by `match` when a capability's value is malformed (the W3C layer: invalid argument). */
+export class InvalidCapabilityError extends Error {}
+/** Raised by `launch` or `newContext` when the browser could not be started or driven. */
+export class LaunchError extends Error {}
+
 export interface Backend {
   readonly name: string;
   /** Match capabilities (already validated and merged): a launch spec, or why not. */
   match(capabilities: Record<string, unknown>, env: BackendEnvironment): MatchResult<LaunchSpec>;
-  /** Start (or lease) a browser for one session. Resolves once the browser is connected. */
-  launch(spec: LaunchSpec, env: BackendEnvironment): Promise<DrivenBrowser>;
+  /** Start a browser process for `spec` (the pool calls this; it owns what it gets). Throws LaunchError. */
+  launch(spec: LaunchSpec, env: BackendEnvironment): Promise<BrowserProcess>;
+  /** At gateway start: end what a gateway that died left behind (processes, profiles). */
+  sweep(tempDir: string): Promise<void>;
+  /** Last resort on an abrupt exit: end every process at once, synchronously. */
+  killAllNow(): void;
+}
+
+/**
+ * A browser process a backend started. The pool owns it and leases isolated contexts of it to
+ * sessions (several at once, or one when sessions must not share a process).
+ */
+export interface BrowserProcess {
+  readonly browserName: string;
+  readonly browserVersion: string;
+  /** False once the process went away or was closed. */
+  readonly connected: boolean;
+  /**
+   * A fresh isolated browser context (its own cookies, storage, cache, permissions, windows)
+   * with its first window open: one session's browser. Throws LaunchError.
+   */
+  newContext(): Promise<DrivenBrowser>;
+  /** Called once if the process goes away on its own (crash, killed). */
+  onExit(listener: () => void): void;
+  /** End the process and everything it started, waited for. Never throws. */
+  close(): Promise<void>;
 }
 
 /** A browsing context: a top-level window (its handle), or a frame inside it (its frame path). */
@@ -192,16 +236,19 @@ export interface UserPrompt {
 }
 
 /**
- * One session's browser: the primitives every driven backend offers. Window handles are the
- * backend's stable identifiers for top-level browsing contexts.
+ * One session's browser: an isolated context of a browser process, and the primitives every
+ * driven backend offers on it. Window handles are the backend's stable identifiers for top-level
+ * browsing contexts; only this context's windows are visible.
  */
 export interface DrivenBrowser {
   readonly browserName: string;
   readonly browserVersion: string;
+  /** The window the context was opened with (the session's first current window). */
+  readonly initialWindow: string;
 
-  /** Called once if the browser goes away on its own (crash, killed). */
+  /** Called once if the browser process goes away on its own (crash, killed). */
   onDisconnected(listener: () => void): void;
-  /** End this session's browser (or return it to the pool). Never throws. */
+  /** Dispose of this context and every window of it; the process lives on. Never throws. */
   close(): Promise<void>;
 
   // Windows (top-level browsing contexts)

@@ -10,5 +10,5 @@ export async function createBackends(config: BackendsConfig): Promise<Backend[]>
   return [await createNativeBackend(config.native)];
 }
 
-export { deadGatewayDirs, sweepOrphans, killAllNow } from './native/processes.ts';
+export { deadGatewayDirs } from './native/processes.ts';
 export { DEBUG_PROCESS_SWITCHES } from './native/index.ts';

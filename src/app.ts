@@ -1,6 +1,8 @@
 // Start and stop a whole gateway: backends, the W3C layer, the HTTP edge, and cleanup on exit.
 import { rm } from 'node:fs/promises';
-import { createBackends, deadGatewayDirs, killAllNow, sweepOrphans } from '../backends/index.ts';
+import type { Backend, BackendEnvironment } from '../backends/backend.ts';
+import { createBackends, deadGatewayDirs } from '../backends/index.ts';
+import { Pool } from './pool/pool.ts';
 import { SESSION_DIR_PREFIX } from './webdriver/session.ts';
 import type { Config } from './config.ts';
 import { startServer, uwsImplementation } from './server/http.ts';
@@ -15,23 +17,29 @@ export interface RunningGateway {
 }
 
 export async function startGateway(config: Config, log: (line: string) => void = console.log): Promise<RunningGateway> {
+  const backends = await createBackends({ native: config.native });
   // Leftovers of a gateway that died without cleaning up: its browsers, profiles, upload dirs.
-  await sweepOrphans(config.tempDir);
+  for (const backend of backends) await backend.sweep(config.tempDir);
   const deadSessionDirs = await deadGatewayDirs(config.tempDir, SESSION_DIR_PREFIX);
   await Promise.all(deadSessionDirs.map((dir) => rm(dir, { recursive: true, force: true }).catch(() => {})));
-  const backends = await createBackends({ native: config.native });
+  const environment: BackendEnvironment = {
+    headless: config.headless,
+    hasDisplay: Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY),
+    forceCpuPainting: config.forceCpuPainting,
+    exposeExperimentalInterfaces: config.exposeExperimentalInterfaces,
+    debugProcess: config.debugProcess ?? undefined,
+    defaultTimeZone: config.defaultTimeZone ?? undefined,
+    tempDir: config.tempDir,
+  };
+  const pool = new Pool(environment, config.pool);
+  warmDefault(pool, backends, environment);
+  liveBackends.push(...backends);
   const gateway = new Gateway({
     backends,
-    maxSessions: config.maxSessions,
-    environment: {
-      headless: config.headless,
-      hasDisplay: Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY),
-      forceCpuPainting: config.forceCpuPainting,
-      exposeExperimentalInterfaces: config.exposeExperimentalInterfaces,
-      debugProcess: config.debugProcess ?? undefined,
-      defaultTimeZone: config.defaultTimeZone ?? undefined,
-      tempDir: config.tempDir,
-    },
+    environment,
+    pool,
+    admission: { maxSessions: config.maxSessions, maxQueued: config.maxQueuedSessions, queueTimeout: config.sessionQueueTimeout },
+    sessionIdleTimeout: config.sessionIdleTimeout,
   });
   const tls = config.certificate ? { certFile: config.certificate, keyFile: config.certificateKey ?? config.certificate } : undefined;
   const server = await startServer(gateway, {
@@ -61,6 +69,17 @@ export async function startGateway(config: Config, log: (line: string) => void =
   };
 }
 
+/** Backends of the gateways running in this process, for the last-resort kill on exit. */
+const liveBackends: Backend[] = [];
+
+/** The default key (capabilities that ask for nothing special) is warm from the start. */
+function warmDefault(pool: Pool, backends: Backend[], environment: BackendEnvironment): void {
+  for (const backend of backends) {
+    const match = backend.match({}, environment);
+    if (match.ok) return pool.warm(backend, match.value);
+  }
+}
+
 /** Make SIGINT/SIGTERM end every session before exiting; kill what is left on any exit. */
 export function installShutdown(running: RunningGateway, log: (line: string) => void = console.error): void {
   const shutdown = (signal: string) => {
@@ -71,5 +90,7 @@ export function installShutdown(running: RunningGateway, log: (line: string) => 
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('exit', killAllNow);
+  process.on('exit', () => {
+    for (const backend of liveBackends) backend.killAllNow();
+  });
 }

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { DEBUG_PROCESS_SWITCHES } from '../backends/index.ts';
+import type { PoolConfig } from './pool/pool.ts';
 import defaults from '../config/default.json' with { type: 'json' };
 
 export interface Config {
@@ -16,6 +17,13 @@ export interface Config {
   debugProcess: string | null;
   defaultTimeZone: string | null;
   maxSessions: number;
+  /** New Session requests that may wait for a free slot at once. */
+  maxQueuedSessions: number;
+  /** How long a New Session request waits for a free slot (ms). */
+  sessionQueueTimeout: number;
+  /** A session no command used for this long is ended (ms). */
+  sessionIdleTimeout: number;
+  pool: PoolConfig;
   maxBodyBytes: number;
   tempDir: string;
   native: { binary: string; allowedBinaries: string[] };
@@ -71,6 +79,18 @@ function native(v: unknown, name: string): Config['native'] {
   return { binary, allowedBinaries: allowed };
 }
 
+function pool(v: unknown, name: string): PoolConfig {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ConfigError(`${name} must be an object`);
+  const o = { ...defaults.pool, ...(v as Record<string, unknown>) };
+  for (const key of Object.keys(o)) if (!Object.hasOwn(defaults.pool, key)) throw new ConfigError(`unknown setting ${name}.${key}`);
+  return {
+    minWarm: int(0, 100)(o.minWarm, `${name}.minWarm`) as number,
+    maxBrowsers: int(1, 1000)(o.maxBrowsers, `${name}.maxBrowsers`) as number,
+    sessionsPerBrowser: int(1, 1000)(o.sessionsPerBrowser, `${name}.sessionsPerBrowser`) as number,
+    idleTimeout: int(100, 2 ** 31 - 1)(o.idleTimeout, `${name}.idleTimeout`) as number,
+  };
+}
+
 const SCHEMA: Record<keyof Config, Check> = {
   port: int(0, 65535),
   listenAddress: str,
@@ -82,6 +102,10 @@ const SCHEMA: Record<keyof Config, Check> = {
   debugProcess: nullable(debugProcess),
   defaultTimeZone: nullable(timeZone),
   maxSessions: int(1, 1000),
+  maxQueuedSessions: int(0, 100_000),
+  sessionQueueTimeout: int(0, 2 ** 31 - 1),
+  sessionIdleTimeout: int(100, 2 ** 31 - 1),
+  pool,
   maxBodyBytes: int(1024, 2 ** 31),
   tempDir: nullable(str),
   native,

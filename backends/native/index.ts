@@ -1,15 +1,10 @@
 // The native backend: wdgate launches Chromium itself with --remote-debugging-pipe and drives
 // it over CDP through puppeteer-core.
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
-import puppeteer from 'puppeteer-core';
-import type { Backend, BackendEnvironment, DrivenBrowser, LaunchSpec, MatchResult } from '../backend.ts';
-import { matchStandardCapabilities } from '../../src/webdriver/capabilities.ts';
-import { error } from '../../src/webdriver/errors.ts';
-import { NativeBrowser } from './browser.ts';
-import { PROFILE_PREFIX, killGroup, register, unregister } from './processes.ts';
+import { InvalidCapabilityError, type Backend, type BackendEnvironment, type BrowserProcess, type LaunchSpec, type MatchResult } from '../backend.ts';
+import { ChromiumProcess } from './chromium.ts';
+import { killAllNow, sweepOrphans } from './processes.ts';
 
 export interface NativeOptions {
   /** The Chromium used when capabilities name none. */
@@ -63,7 +58,7 @@ async function probeVersion(binary: string): Promise<string | undefined> {
 function stringArray(value: unknown, path: string): string[] {
   if (value === undefined) return [];
   if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
-    throw error('invalid argument', `${path} must be an array of strings`);
+    throw new InvalidCapabilityError(`${path} must be an array of strings`);
   }
   return value;
 }
@@ -72,7 +67,7 @@ function vendorObject(caps: Record<string, unknown>, key: string): Record<string
   const value = caps[key];
   if (value === undefined) return {};
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw error('invalid argument', `${key} must be an object`);
+    throw new InvalidCapabilityError(`${key} must be an object`);
   }
   return value as Record<string, unknown>;
 }
@@ -120,7 +115,7 @@ export async function createNativeBackend(options: NativeOptions): Promise<Backe
       }
       const requested = wdgate.binary ?? goog.binary;
       if (requested !== undefined && typeof requested !== 'string') {
-        throw error('invalid argument', 'the browser binary must be a string');
+        throw new InvalidCapabilityError('the browser binary must be a string');
       }
       const binary = requested ?? options.binary;
       if (!options.allowedBinaries.includes(binary) && binary !== options.binary) {
@@ -128,15 +123,6 @@ export async function createNativeBackend(options: NativeOptions): Promise<Backe
       }
       const version = versions.get(binary);
       if (!version) return { ok: false, reason: `browser binary ${binary} is not installed` };
-
-      const reason = matchStandardCapabilities(caps, {
-        browserNames: ['chrome', 'chromium'],
-        browserVersion: version,
-        platformName: 'linux',
-        acceptInsecureCerts: true,
-        setWindowRect: true,
-      });
-      if (reason) return { ok: false, reason };
 
       const userArgs = [...stringArray(goog.args, 'goog:chromeOptions.args'), ...stringArray(wdgate.args, 'wdgate:options.args')];
       const reserved = userArgs.find((a) => RESERVED_ARGS.test(a));
@@ -155,7 +141,7 @@ export async function createNativeBackend(options: NativeOptions): Promise<Backe
         backend: 'native',
         key: JSON.stringify({ backend: 'native', binary, args, headless, acceptInsecureCerts, proxy }),
         browserName: 'chrome',
-        browserVersion: version,
+        endpoint: { browserNames: ['chrome', 'chromium'], browserVersion: version, platformName: 'linux', acceptInsecureCerts: true, setWindowRect: true },
         binary,
         args: [...args, ...proxy],
         headless,
@@ -168,7 +154,7 @@ export async function createNativeBackend(options: NativeOptions): Promise<Backe
       return { ok: true, value: spec };
     },
 
-    async launch(launchSpec: LaunchSpec, env: BackendEnvironment): Promise<DrivenBrowser> {
+    async launch(launchSpec: LaunchSpec, env: BackendEnvironment): Promise<BrowserProcess> {
       const spec = launchSpec as NativeLaunchSpec;
       const args = [...BASE_ARGS, ...spec.args];
       if (process.getuid?.() === 0) args.push('--no-sandbox');
@@ -176,49 +162,19 @@ export async function createNativeBackend(options: NativeOptions): Promise<Backe
       if (env.forceCpuPainting) args.push('--disable-gpu-compositing', '--disable-gpu-rasterization');
       if (env.exposeExperimentalInterfaces) args.push('--enable-experimental-web-platform-features');
       if (env.debugProcess) args.push(DEBUG_PROCESS_SWITCHES[env.debugProcess]!);
-
-      const profileDir = await mkdtemp(join(env.tempDir, `${PROFILE_PREFIX}${process.pid}-`));
-      const removeProfile = () => rm(profileDir, { recursive: true, force: true, maxRetries: 3 });
-      let browser;
-      try {
-        browser = await puppeteer.launch({
-          executablePath: spec.binary,
-          pipe: true,
-          headless: false, // the switch is in args: puppeteer's own adds flags we do not want
-          userDataDir: profileDir,
-          defaultViewport: null,
-          acceptInsecureCerts: spec.acceptInsecureCerts,
-          args,
-          handleSIGINT: false,
-          handleSIGTERM: false,
-          handleSIGHUP: false,
-          timeout: 30_000,
-          protocolTimeout: 24 * 3600_000, // W3C timeouts are enforced above us, per command
-        });
-      } catch (e) {
-        await removeProfile();
-        throw error('session not created', `could not start ${spec.binary}: ${(e as Error).message}`);
-      }
-      const child = browser.process();
-      const pid = child?.pid;
-      if (pid) register(pid, profileDir);
-
-      const exited = child && child.exitCode === null ? new Promise<void>((r) => child.once('exit', () => r())) : Promise.resolve();
-      const onClose = async () => {
-        // Ask nicely, then make sure: the browser and its whole group are gone and reaped.
-        await Promise.race([browser.close().catch(() => {}), new Promise((r) => setTimeout(r, 3000))]);
-        // The browser's helpers (zygote, renderers) share its process group: end them all.
-        if (pid) killGroup(pid);
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-        if (pid) unregister(pid);
-        await removeProfile();
-      };
-      try {
-        return await NativeBrowser.create(browser, onClose, env.defaultTimeZone);
-      } catch (e) {
-        await onClose();
-        throw error('session not created', `browser started but could not be driven: ${(e as Error).message}`);
-      }
+      return ChromiumProcess.launch({
+        binary: spec.binary,
+        args,
+        acceptInsecureCerts: spec.acceptInsecureCerts,
+        tempDir: env.tempDir,
+        timeZone: env.defaultTimeZone,
+      });
     },
+
+    async sweep(tempDir: string): Promise<void> {
+      await sweepOrphans(tempDir);
+    },
+
+    killAllNow,
   };
 }

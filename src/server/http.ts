@@ -60,8 +60,11 @@ function handle(gateway: Gateway, options: ServerOptions, res: HttpResponse, req
   const origin = req.getHeader('origin');
   const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
   const state: ResponseState = { aborted: false, head: method === 'HEAD' };
+  // The client going away is told to what it waits for (a queued New Session leaves the queue).
+  const gone = new AbortController();
   res.onAborted(() => {
     state.aborted = true;
+    gone.abort();
   });
 
   const verdict = checkRequest(peer, host, origin);
@@ -79,7 +82,7 @@ function handle(gateway: Gateway, options: ServerOptions, res: HttpResponse, req
   }
   const { route, urlParams } = match;
   const run = (body: unknown) =>
-    gateway.execute(route.command, urlParams, body).then(
+    gateway.execute(route.command, urlParams, body, { signal: gone.signal }).then(
       (value) => send(res, state, 200, JSON.stringify({ value: value === undefined ? null : value })),
       (e) => sendError(res, state, toWebDriverError(e)),
     );

@@ -9,19 +9,10 @@
 
 import { error } from './errors.ts';
 
-import type { MatchResult } from '../../backends/backend.ts';
+import type { EndpointCapabilities, MatchResult } from '../../backends/backend.ts';
 
 /** The outcome of matching one merged capabilities object against what we serve. */
-export type { MatchResult };
-
-/** What an endpoint (a browser flavour we can start) offers, for matchStandardCapabilities. */
-export interface EndpointCapabilities {
-  browserNames: string[];
-  browserVersion: string;
-  platformName: string;
-  acceptInsecureCerts: boolean;
-  setWindowRect: boolean;
-}
+export type { EndpointCapabilities, MatchResult };
 
 /** The session timeouts configuration (spec "timeouts"); script null means "no timeout". */
 export interface TimeoutsConfiguration {

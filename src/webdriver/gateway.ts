@@ -1,6 +1,8 @@
 // The W3C layer's entry point: find the command, the session, parse parameters, run the handler.
 // The HTTP edge calls `execute`; it never sees a session or a backend.
 import type { Backend, BackendEnvironment } from '../../backends/backend.ts';
+import type { Pool } from '../pool/pool.ts';
+import { Admission, type AdmissionConfig } from './admission.ts';
 import { commands } from './commands/index.ts';
 import { UserPromptOpenedError } from '../../backends/backend.ts';
 import { error } from './errors.ts';
@@ -10,21 +12,36 @@ import { Sessions } from './sessions.ts';
 export interface GatewayOptions {
   backends: Backend[];
   environment: BackendEnvironment;
-  /** Most sessions at once; New Session beyond it is `session not created`. */
-  maxSessions: number;
+  pool: Pool;
+  /** Most sessions at once, and how New Session requests past it wait. */
+  admission: AdmissionConfig;
+  /** A session no command used for this long is ended (ms). */
+  sessionIdleTimeout: number;
+}
+
+/** What the edge knows of a request beyond its command: the client going away. */
+export interface RequestContext {
+  signal?: AbortSignal;
 }
 
 export class Gateway {
   readonly sessions = new Sessions();
   readonly backends: Backend[];
   readonly environment: BackendEnvironment;
-  readonly maxSessions: number;
+  readonly pool: Pool;
+  readonly admission: Admission;
   #closing = false;
 
   constructor(options: GatewayOptions) {
     this.backends = options.backends;
     this.environment = options.environment;
-    this.maxSessions = options.maxSessions;
+    this.pool = options.pool;
+    this.admission = new Admission(options.admission);
+    this.sessions.reapIdle(options.sessionIdleTimeout);
+  }
+
+  get maxSessions(): number {
+    return this.admission.config.maxSessions;
   }
 
   get closing(): boolean {
@@ -32,21 +49,25 @@ export class Gateway {
   }
 
   /** Run one command. Throws WebDriverError (or anything, which the edge maps to unknown error). */
-  async execute(name: string, urlParams: Record<string, string>, body: unknown): Promise<unknown> {
+  async execute(name: string, urlParams: Record<string, string>, body: unknown, request: RequestContext = {}): Promise<unknown> {
     const command = commands[name];
     if (!command) throw error('unsupported operation', `${name} is not implemented yet`);
     if (!command.session) {
       const params = command.params ? command.params(body, '') : body;
-      return command.handler({ gateway: this, urlParams }, params);
+      return command.handler({ gateway: this, urlParams, request }, params);
     }
-    const session = this.sessions.get(urlParams.sessionId!);
-    if (!session) throw error('invalid session id', `no active session with id ${urlParams.sessionId}`);
+    const id = urlParams.sessionId!;
+    const session = this.sessions.get(id);
+    if (!session) {
+      const ending = this.sessions.ending(id);
+      throw error('invalid session id', ending ? `session ${id} has ended: ${ending}` : `no active session with id ${id}`);
+    }
     const params = command.params ? command.params(body, '') : body;
     return session.serialize(async () => {
       if (session.ended) throw error('invalid session id', `session ${session.id} has ended`);
       if (command.handlesUserPrompts) await handleAnyUserPrompts(session);
       try {
-        return await command.handler({ gateway: this, urlParams, session }, params);
+        return await command.handler({ gateway: this, urlParams, request, session }, params);
       } catch (e) {
         // A user prompt opened during the command and blocks the page: the command ends there
         // with success and null (spec Execute Script; chromedriver for every command). The
@@ -57,10 +78,11 @@ export class Gateway {
     });
   }
 
-  /** End every session (gateway shutdown). */
+  /** End every session, then every browser (gateway shutdown). */
   async close(): Promise<void> {
     this.#closing = true;
-    for (const session of this.sessions.all()) void this.sessions.end(session);
+    for (const session of this.sessions.all()) void this.sessions.end(session, 'the gateway shut down');
     await this.sessions.settled();
+    await this.pool.close();
   }
 }

@@ -20,7 +20,8 @@ export interface SessionInit {
   pageLoadStrategy: PageLoadStrategy;
   strictFileInteractability: boolean;
   unhandledPromptBehavior: PromptHandlerConfig;
-  initialWindow: string;
+  /** Give the browser back (its context is disposed of) and the session's slot. Never throws. */
+  release(): Promise<void>;
 }
 
 export class Session {
@@ -43,6 +44,11 @@ export class Session {
    */
   readonly knownDocuments = new Map<string, string>();
   ended = false;
+  /** When the last command ended (or the session started): idle sessions are reaped. */
+  lastActivity = Date.now();
+  /** Commands running or queued: a session is never idle while one is. */
+  inFlight = 0;
+  readonly release: () => Promise<void>;
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(init: SessionInit) {
@@ -53,14 +59,19 @@ export class Session {
     this.pageLoadStrategy = init.pageLoadStrategy;
     this.strictFileInteractability = init.strictFileInteractability;
     this.unhandledPromptBehavior = init.unhandledPromptBehavior;
-    this.currentWindow = init.initialWindow;
+    this.currentWindow = init.browser.initialWindow;
+    this.release = init.release;
     // Spec §16: beforeunload prompts are handled as they open (src/webdriver/prompts.ts).
     watchUserPrompts(this);
   }
 
   /** Run `task` after every earlier command of this session has finished. */
   serialize<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(task, task);
+    this.inFlight++;
+    const run = this.#queue.then(task, task).finally(() => {
+      this.inFlight--;
+      this.lastActivity = Date.now();
+    });
     this.#queue = run.catch(() => {});
     return run;
   }

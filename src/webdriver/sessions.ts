@@ -1,11 +1,16 @@
 // The registry of live sessions. Whoever creates a session adds it here; ending it (delete,
-// last window closed, browser crash, gateway shutdown) always goes through `end`.
+// last window closed, browser crash, idle timeout, gateway shutdown) always goes through `end`.
 import type { Session } from './session.ts';
+
+/** Why ended sessions ended, for the `invalid session id` message of a late command. */
+const REMEMBERED_ENDINGS = 1000;
 
 export class Sessions {
   readonly #byId = new Map<string, Session>();
-  /** Browsers still shutting down after their session ended (the client already has its answer). */
+  readonly #endings = new Map<string, string>();
+  /** Browsers still being given back after their session ended (the client already has its answer). */
   readonly #closing = new Set<Promise<void>>();
+  #reaper: NodeJS.Timeout | undefined;
 
   get size(): number {
     return this.#byId.size;
@@ -19,27 +24,52 @@ export class Sessions {
     return this.#byId.get(id);
   }
 
+  /** Why a session that is no longer active ended, if it ended here lately. */
+  ending(id: string): string | undefined {
+    return this.#endings.get(id);
+  }
+
   all(): Session[] {
     return [...this.#byId.values()];
   }
 
   /**
-   * Forget the session at once and end its browser in the background; `settled()` waits for
-   * every such ending. Idempotent.
+   * Forget the session at once and give its browser back in the background; `settled()` waits
+   * for every such ending. Idempotent.
    */
-  end(session: Session): Promise<void> {
+  end(session: Session, reason = 'it was deleted'): Promise<void> {
     if (session.ended) return Promise.resolve();
     session.ended = true;
     this.#byId.delete(session.id);
+    this.#endings.set(session.id, reason);
+    if (this.#endings.size > REMEMBERED_ENDINGS) this.#endings.delete(this.#endings.keys().next().value!);
     // The session's temporary files (uploads) go with it; shutdown waits for both.
-    const closing = Promise.all([session.browser.close(), session.removeTemporaryFiles()]).then(() => {});
+    const closing = Promise.all([session.release(), session.removeTemporaryFiles()]).then(() => {});
     this.#closing.add(closing);
     void closing.finally(() => this.#closing.delete(closing));
     return closing;
   }
 
-  /** Resolves when every browser of an ended session is gone. */
+  /** End sessions no command has used for `idleMs` (checked a few times per period). */
+  reapIdle(idleMs: number): void {
+    clearInterval(this.#reaper);
+    this.#reaper = setInterval(
+      () => {
+        const now = Date.now();
+        for (const session of this.#byId.values()) {
+          if (session.inFlight === 0 && now - session.lastActivity >= idleMs) {
+            void this.end(session, `no command came for ${Math.round(idleMs / 1000)} s (the session idle timeout)`);
+          }
+        }
+      },
+      Math.max(100, Math.min(idleMs / 4, 10_000)),
+    );
+    this.#reaper.unref();
+  }
+
+  /** Resolves when every browser of an ended session is given back. Stops reaping. */
   async settled(): Promise<void> {
+    clearInterval(this.#reaper);
     while (this.#closing.size) await Promise.all(this.#closing);
   }
 }

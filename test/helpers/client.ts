@@ -46,6 +46,12 @@ export class Client {
     return reply.value;
   }
 
+  /** Browser contexts leased to sessions now, over every pool key (GET /status). */
+  async leasedContexts(): Promise<number> {
+    const { pool } = await this.ok('GET', '/status');
+    return pool.reduce((n: number, key: { inUse: number }) => n + key.inUse, 0);
+  }
+
   async newSession(alwaysMatch: Record<string, unknown> = {}): Promise<Session> {
     const value = await this.ok('POST', '/session', { capabilities: { alwaysMatch, firstMatch: [{}] } });
     return new Session(this, value.sessionId, value.capabilities);

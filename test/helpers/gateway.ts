@@ -1,6 +1,9 @@
 // Start the real wdgate as a child process (as users run it) on a free port, and stop it with
 // SIGTERM the way a service manager would, waiting for it to exit.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from './client.ts';
 
@@ -22,16 +25,25 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** https (with --certificate among args). */
   scheme?: 'http' | 'https';
+  /** Settings passed as a config file (--config), keys as in config/default.json. */
+  config?: Record<string, unknown>;
 }
 
 export async function startGateway(args: string[] = [], options: StartOptions = {}): Promise<TestGateway> {
   const base = [BIN, '--port', '0', '--listen-address', '127.0.0.1', ...(options.headless === false ? [] : ['--headless'])];
+  let configDir: string | undefined;
+  if (options.config) {
+    configDir = mkdtempSync(join(tmpdir(), 'wdgate-test-config-'));
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify(options.config));
+    base.push('--config', join(configDir, 'config.json'));
+  }
   const child = spawn(process.execPath, [...base, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: options.env ?? process.env,
   });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  if (configDir) void exited.then(() => rmSync(configDir, { recursive: true, force: true }));
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`wdgate did not start:\n${output}`)), 20_000);
     const onData = (chunk: Buffer) => {

@@ -71,7 +71,7 @@ function assertStatus(reply: RawReply): void {
   assert.equal(reply.status, 200, reply.text);
   assert.equal(reply.headers['content-type'], JSON_TYPE);
   assert.deepEqual(Object.keys(reply.json), ['value']);
-  assert.deepEqual(Object.keys(reply.json.value).sort(), ['message', 'ready']);
+  assert.deepEqual(Object.keys(reply.json.value).sort(), ['message', 'pool', 'ready', 'sessions']);
   assert.equal(reply.json.value.ready, true);
   assert.equal(typeof reply.json.value.message, 'string');
 }

@@ -17,7 +17,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     const pid = gw.process.pid!;
     await Promise.all([gw.client.newSession(), gw.client.newSession()]);
     assert.ok((await leftoverBrowsers(pid)) > 0, 'the sessions should have browsers');
-    assert.equal(profilesOf(pid).length, 2);
+    assert.ok(profilesOf(pid).length >= 1);
     const exited = new Promise<number | null>((r) => gw.process.once('exit', (code) => r(code)));
     gw.process.kill(signal);
     assert.equal(await exited, 0);
@@ -26,11 +26,12 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   });
 }
 
-test('Delete Session ends its browser and profile', async () => {
-  const gw = await startGateway();
+test('with a browser per session and nothing warm, Delete Session ends its browser and profile', async () => {
+  const gw = await startGateway([], { config: { pool: { minWarm: 0, sessionsPerBrowser: 1 } } });
   const pid = gw.process.pid!;
   try {
     const s = await gw.client.newSession();
+    assert.equal(profilesOf(pid).length, 1);
     await s.end();
     // The answer comes first; the browser and profile go right after it.
     await eventually(async () => (await leftoverBrowsers(pid)) === 0 && profilesOf(pid).length === 0, 'browser or profile left after Delete Session');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { closeSessionFixture, openSessionFixture } from '../helpers/fixture.ts';
 import type { Session } from '../helpers/client.ts';
-import { browserMains, processesUsing, profileOf, type PageServer } from '../helpers/pages.ts';
+import type { PageServer } from '../helpers/pages.ts';
 
 let gw: TestGateway;
 let pages: PageServer;
@@ -142,20 +142,18 @@ describe('close window', () => {
     await s.post('/window', { handle: initial });
   });
 
-  test('closing the last window ends the session and its browser', async () => {
-    const pid = gw.process.pid!;
-    const before = new Set(await browserMains(pid));
+  test('closing the last window ends the session and gives its browser context back', async () => {
+    const before = await gw.client.leasedContexts();
     const t = await gw.client.newSession();
-    const [main] = (await browserMains(pid)).filter((p) => !before.has(p));
-    const profile = await profileOf(main!);
+    assert.equal(await gw.client.leasedContexts(), before + 1);
     const [only] = await t.get('/window/handles');
     assert.deepEqual(await t.delete('/window'), []);
     await t.fails('GET', '/window/handles', undefined, 'invalid session id', 404);
     await t.fails('GET', '/window', undefined, 'invalid session id', 404);
     await t.fails('POST', '/window', { handle: only }, 'invalid session id', 404);
     await gw.client.fails('DELETE', `/session/${t.id}`, undefined, 'invalid session id', 404);
-    // Its browser ends right after the answer.
-    await eventually(() => processesUsing(profile), (n) => n === 0, 'the browser outlived its last window');
+    // Its context is given back right after the answer.
+    await eventually(() => gw.client.leasedContexts(), (n) => n === before, 'the context outlived its last window');
   });
 });
 

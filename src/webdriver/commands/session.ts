@@ -1,7 +1,8 @@
 // Spec §7 "Sessions" and §9 "Timeouts": New Session, Delete Session, Status, Get/Set Timeouts.
 import { randomUUID } from 'node:crypto';
-import type { Backend, LaunchSpec, PageLoadStrategy } from '../../../backends/backend.ts';
-import { processCapabilities, resolveTimeouts, type MatchResult, type TimeoutsConfiguration } from '../capabilities.ts';
+import { InvalidCapabilityError, type Backend, type LaunchSpec, type PageLoadStrategy } from '../../../backends/backend.ts';
+import type { Ticket } from '../admission.ts';
+import { matchStandardCapabilities, processCapabilities, resolveTimeouts, type MatchResult, type TimeoutsConfiguration } from '../capabilities.ts';
 import { error } from '../errors.ts';
 import { p, type Parser } from '../params.ts';
 import type { Gateway } from '../gateway.ts';
@@ -10,63 +11,63 @@ import { globalCommand, sessionCommand } from './types.ts';
 
 const DEFAULT_PROMPT_BEHAVIOR = 'dismiss and notify';
 
-/**
- * Sessions being created, per gateway: a slot is taken before the browser launches, so a burst
- * of New Session requests cannot pass the limit while earlier ones are still launching.
- */
-const starting = new WeakMap<Gateway, number>();
-const occupied = (gateway: Gateway) => gateway.sessions.size + (starting.get(gateway) ?? 0);
-
 export const newSession = globalCommand({
-  async handler({ gateway }, params: unknown) {
+  async handler({ gateway, request }, params: unknown) {
     if (gateway.closing) throw error('session not created', 'the gateway is shutting down');
-    // Spec: "unable to start an additional session" is checked before capabilities.
-    if (occupied(gateway) >= gateway.maxSessions) {
-      throw error('session not created', `maximum number of active sessions reached (${gateway.maxSessions})`);
-    }
     const { capabilities, matched } = processCapabilities(params, (caps) => matchBackends(gateway.backends, caps, gateway.environment));
-    starting.set(gateway, (starting.get(gateway) ?? 0) + 1);
+    // A slot first (waiting in the queue while every slot is taken), then a prepared context.
+    const ticket = await gateway.admission.admit(request.signal);
     try {
-      return await createSession(gateway, capabilities, matched);
-    } finally {
-      starting.set(gateway, starting.get(gateway)! - 1);
+      return await createSession(gateway, capabilities, matched, ticket);
+    } catch (e) {
+      ticket.release();
+      throw e;
     }
   },
 });
 
-async function createSession(gateway: Gateway, capabilities: Record<string, unknown>, { backend, spec }: { backend: Backend; spec: LaunchSpec }) {
-  const browser = await backend.launch(spec, gateway.environment);
-  let session: Session;
+async function createSession(
+  gateway: Gateway,
+  capabilities: Record<string, unknown>,
+  { backend, spec }: { backend: Backend; spec: LaunchSpec },
+  ticket: Ticket,
+) {
+  let lease;
   try {
-    if (gateway.closing) throw error('session not created', 'the gateway is shutting down');
-    const [initialWindow] = await browser.windowHandles();
-    if (!initialWindow) throw error('session not created', 'the browser opened no window');
-    session = new Session({
-      id: randomUUID(),
-      browser,
-      capabilities,
-      timeouts: resolveTimeouts(capabilities),
-      pageLoadStrategy: (capabilities.pageLoadStrategy as PageLoadStrategy | undefined) ?? 'normal',
-      strictFileInteractability: capabilities.strictFileInteractability === true,
-      unhandledPromptBehavior: (capabilities.unhandledPromptBehavior as PromptHandlerConfig | undefined) ?? DEFAULT_PROMPT_BEHAVIOR,
-      initialWindow,
-    });
+    lease = await gateway.pool.lease(backend, spec);
   } catch (e) {
-    await browser.close();
-    throw e;
+    throw error('session not created', e instanceof Error ? e.message : String(e));
   }
+  const { browser } = lease;
+  if (gateway.closing) {
+    await lease.release();
+    throw error('session not created', 'the gateway is shutting down');
+  }
+  const session = new Session({
+    id: randomUUID(),
+    browser,
+    capabilities,
+    timeouts: resolveTimeouts(capabilities),
+    pageLoadStrategy: (capabilities.pageLoadStrategy as PageLoadStrategy | undefined) ?? 'normal',
+    strictFileInteractability: capabilities.strictFileInteractability === true,
+    unhandledPromptBehavior: (capabilities.unhandledPromptBehavior as PromptHandlerConfig | undefined) ?? DEFAULT_PROMPT_BEHAVIOR,
+    release: async () => {
+      await lease.release();
+      ticket.release();
+    },
+  });
   gateway.sessions.add(session);
-  browser.onDisconnected(() => void gateway.sessions.end(session));
+  browser.onDisconnected(() => void gateway.sessions.end(session, 'its browser went away (it crashed or was killed)'));
   return {
     sessionId: session.id,
     capabilities: {
       browserName: browser.browserName,
       browserVersion: browser.browserVersion,
-      platformName: 'linux',
+      platformName: spec.endpoint.platformName,
       acceptInsecureCerts: spec.acceptInsecureCerts,
       pageLoadStrategy: session.pageLoadStrategy,
       proxy: capabilities.proxy ?? {},
-      setWindowRect: true,
+      setWindowRect: spec.endpoint.setWindowRect,
       strictFileInteractability: session.strictFileInteractability,
       timeouts: session.timeouts,
       unhandledPromptBehavior: session.unhandledPromptBehavior,
@@ -77,6 +78,7 @@ async function createSession(gateway: Gateway, capabilities: Record<string, unkn
   };
 }
 
+/** Spec "matching capabilities": the first backend that serves them, standard capabilities included. */
 function matchBackends(
   backends: Backend[],
   caps: Record<string, unknown>,
@@ -84,9 +86,16 @@ function matchBackends(
 ): MatchResult<{ backend: Backend; spec: LaunchSpec }> {
   const reasons: string[] = [];
   for (const backend of backends) {
-    const result = backend.match(caps, env);
-    if (result.ok) return { ok: true, value: { backend, spec: result.value } };
-    reasons.push(backends.length > 1 ? `${backend.name}: ${result.reason}` : result.reason);
+    let result;
+    try {
+      result = backend.match(caps, env);
+    } catch (e) {
+      if (e instanceof InvalidCapabilityError) throw error('invalid argument', e.message);
+      throw e;
+    }
+    const reason = result.ok ? matchStandardCapabilities(caps, result.value.endpoint) : result.reason;
+    if (result.ok && reason === null) return { ok: true, value: { backend, spec: result.value } };
+    reasons.push(backends.length > 1 ? `${backend.name}: ${reason}` : reason!);
   }
   return { ok: false, reason: reasons.join('; ') };
 }
@@ -96,21 +105,25 @@ export const deleteSession = sessionCommand({
   async handler({ gateway, session }) {
     // The client has its answer at once; the browser ends in the background (and the gateway's
     // shutdown still waits for it).
-    void gateway.sessions.end(session);
+    void gateway.sessions.end(session, 'it was deleted');
     return null;
   },
 });
 
 export const status = globalCommand({
   handler({ gateway }) {
-    const ready = !gateway.closing && occupied(gateway) < gateway.maxSessions;
+    const { admission } = gateway;
+    const ready = !gateway.closing && !admission.full;
     return {
       ready,
       message: gateway.closing
         ? 'wdgate is shutting down'
         : ready
           ? 'wdgate is ready to create a session'
-          : `wdgate is at its limit of ${gateway.maxSessions} sessions`,
+          : `wdgate is at its limit of ${gateway.maxSessions} sessions (${admission.queued} waiting)`,
+      sessions: { active: gateway.sessions.size, max: gateway.maxSessions, queued: admission.queued, oldestQueuedMs: admission.oldestWait },
+      // Per launch key: browsers, contexts leased and prepared, contexts being prepared.
+      pool: gateway.pool.stats(),
     };
   },
 });

@@ -1,11 +1,12 @@
 // The shape of a command: parameters parsed at the edge, then a handler with typed values.
 import type { Parser } from '../params.ts';
 import type { Session } from '../session.ts';
-import type { Gateway } from '../gateway.ts';
+import type { Gateway, RequestContext } from '../gateway.ts';
 
 export interface CommandContext {
   gateway: Gateway;
   urlParams: Record<string, string>;
+  request: RequestContext;
 }
 
 export interface SessionCommandContext extends CommandContext {

@@ -1,6 +1,8 @@
-// One session's Chromium, driven over the CDP pipe through puppeteer-core. Only primitives live
-// here; the W3C rules that use them live in src/webdriver/.
-import type { Browser, CDPSession, Frame, JSHandle, KeyInput, Page, Target } from 'puppeteer-core';
+// One session's browser: an isolated browser context of a pooled Chromium, driven over the CDP
+// pipe through puppeteer-core. Only this context's windows are seen; closing it disposes of the
+// context and leaves the process to the pool. Only primitives live here; the W3C rules that use
+// them live in src/webdriver/.
+import type { Browser, BrowserContext, CDPSession, Frame, JSHandle, Page, Target } from 'puppeteer-core';
 import { ProtocolError, TimeoutError } from 'puppeteer-core';
 import {
   NavigationTimeoutError,
@@ -26,18 +28,10 @@ import {
   type TouchInputEvent,
   type WheelInputEvent,
 } from '../backend.ts';
-import { isKnownKey, isNamedKey, virtualKeyCode } from './keys.ts';
-
-/** Main-frame load tracking, so a click that starts a navigation can wait for it. */
-interface LoadState {
-  loading: boolean;
-  domContentLoaded: boolean;
-  /** A renderer-initiated navigation (a form submission) was requested but has not started loading. */
-  requested?: boolean;
-  /** The URL an error page stands for (the main frame's failed navigation), if one is shown. */
-  unreachableUrl?: string;
-  waiters: Set<() => void>;
-}
+import { cdp, frameClient, frameIdOf, handleOf } from './cdp.ts';
+import * as input from './input.ts';
+import { waitForLoad, watchLoading, type LoadState } from './load.ts';
+import { PromptGuard } from './prompts.ts';
 
 type PuppeteerWaitUntil = 'load' | 'domcontentloaded';
 
@@ -80,35 +74,49 @@ const PROMPT_BLOCKED_PRIMITIVES = [
 /** Those that wait for a navigation: cancelled (they resolve) when the page refuses to unload. */
 const NAVIGATION_PRIMITIVES = ['navigate', 'traverseHistory', 'reload', 'waitForPendingNavigation'] as const;
 
-export class NativeBrowser implements DrivenBrowser {
+export class NativeContext implements DrivenBrowser {
   readonly browserName = 'chrome';
   readonly browserVersion: string;
+  readonly initialWindow: string;
   readonly #browser: Browser;
+  readonly #context: BrowserContext;
   readonly #pages = new Map<string, Page>();
   readonly #tracking = new Map<string, Promise<Page | undefined>>();
   readonly #loadStates = new WeakMap<Page, LoadState>();
-  /** Where puppeteer's mouse is, per page (it tracks it too, but privately). */
-  readonly #pointer = new WeakMap<Page, { x: number; y: number }>();
-  readonly #onClose: () => Promise<void>;
+  readonly #prompts = new PromptGuard((page) => this.#loadStates.get(page));
+  readonly #timeZone: string | undefined;
+  /** Listeners on the shared browser and context, removed when the context is closed. */
+  readonly #unlisten: (() => void)[] = [];
   #closed = false;
 
-  readonly #timeZone: string | undefined;
-
-  private constructor(browser: Browser, version: string, onClose: () => Promise<void>, timeZone: string | undefined) {
-    this.#browser = browser;
+  private constructor(context: BrowserContext, version: string, initialWindow: string, timeZone: string | undefined) {
+    this.#context = context;
+    this.#browser = context.browser();
     this.browserVersion = version;
-    this.#onClose = onClose;
+    this.initialWindow = initialWindow;
     this.#timeZone = timeZone;
   }
 
-  /** Wrap a connected browser; resolves once its first page is tracked. */
-  static async create(browser: Browser, onClose: () => Promise<void>, timeZone?: string): Promise<NativeBrowser> {
-    const version = (await browser.version()).replace(/^[^/]*\//, '');
-    const self = new NativeBrowser(browser, version, onClose, timeZone);
-    browser.on('targetcreated', (target: Target) => void self.#track(target));
-    browser.on('targetdestroyed', (target: Target) => self.#pages.delete(handleOf(target)));
-    for (const target of browser.targets()) await self.#track(target);
-    return self;
+  /**
+   * A fresh isolated context of `browser` with its first window open and tracked (a page takes
+   * 0.1–0.3 s to create: the pool prepares contexts ahead of the sessions that lease them).
+   */
+  static async open(browser: Browser, version: string, timeZone?: string): Promise<NativeContext> {
+    const context = await browser.createBrowserContext();
+    try {
+      const first = await context.newPage();
+      const self = new NativeContext(context, version, handleOf(first.target()), timeZone);
+      const created = (target: Target) => void self.#track(target);
+      const destroyed = (target: Target) => self.#pages.delete(handleOf(target));
+      context.on('targetcreated', created);
+      context.on('targetdestroyed', destroyed);
+      self.#unlisten.push(() => context.off('targetcreated', created), () => context.off('targetdestroyed', destroyed));
+      await self.#track(first.target());
+      return self;
+    } catch (e) {
+      await context.close().catch(() => {});
+      throw e;
+    }
   }
 
   /** Start tracking a page target once, however many callers ask at the same time. */
@@ -123,8 +131,8 @@ export class NativeBrowser implements DrivenBrowser {
         const page = await target.page();
         if (!page) return undefined;
         this.#pages.set(handle, page);
-        this.#watchLoading(page);
-        this.#watchPrompts(page);
+        this.#loadStates.set(page, watchLoading(page));
+        this.#prompts.watch(page);
         await this.#emulate(page);
         return page;
       })().finally(() => this.#tracking.delete(handle));
@@ -138,72 +146,28 @@ export class NativeBrowser implements DrivenBrowser {
     if (this.#timeZone) await page.emulateTimezone(this.#timeZone).catch(() => {});
   }
 
-  #watchLoading(page: Page): void {
-    const state: LoadState = { loading: false, domContentLoaded: true, waiters: new Set() };
-    this.#loadStates.set(page, state);
-    const client = cdp(page);
-    const isMain = (frameId: string) => frameIdOf(page.mainFrame()) === frameId;
-    const notify = () => {
-      for (const w of state.waiters) w();
-    };
-    // A form submission is planned in the renderer: the browser hears of the request before
-    // the load starts, and possibly after the round trip waitForPendingNavigation makes.
-    client.on('Page.frameRequestedNavigation', (e) => {
-      if (!isMain(e.frameId) || e.disposition !== 'currentTab') return;
-      state.requested = true;
-      // Safety net: a request that never starts loading (cancelled) must not block later waits.
-      setTimeout(() => {
-        if (state.requested && !state.loading) {
-          state.requested = false;
-          notify();
-        }
-      }, 2000).unref();
-    });
-    client.on('Page.navigatedWithinDocument', (e) => {
-      if (!isMain(e.frameId) || !state.requested) return;
-      state.requested = false;
-      notify();
-    });
-    client.on('Page.frameStartedLoading', (e) => {
-      if (!isMain(e.frameId)) return;
-      state.requested = false;
-      state.loading = true;
-      state.domContentLoaded = false;
-    });
-    client.on('Page.frameStoppedLoading', (e) => {
-      if (!isMain(e.frameId)) return;
-      state.loading = false;
-      state.domContentLoaded = true;
-      notify();
-    });
-    client.on('Page.frameNavigated', (e) => {
-      if (!e.frame.parentId) state.unreachableUrl = e.frame.unreachableUrl;
-    });
-    client.on('Page.lifecycleEvent', (e) => {
-      if (e.name === 'DOMContentLoaded' && isMain(e.frameId)) {
-        state.domContentLoaded = true;
-        notify();
-      }
-    });
-  }
-
   onDisconnected(listener: () => void): void {
-    this.#browser.once('disconnected', () => {
+    const disconnected = () => {
       if (!this.#closed) listener();
-    });
+    };
+    this.#browser.once('disconnected', disconnected);
+    this.#unlisten.push(() => this.#browser.off('disconnected', disconnected));
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#onClose().catch(() => {});
+    for (const unlisten of this.#unlisten.splice(0)) unlisten();
+    // Every window of the context goes with it (beforeunload is not run, as chromedriver does).
+    if (this.#browser.connected) await this.#context.close().catch(() => {});
+    this.#pages.clear();
   }
 
   async #page(handle: string): Promise<Page> {
     const page = this.#pages.get(handle);
     if (page && !page.isClosed()) return page;
     // A window opened a moment ago may not have been tracked yet.
-    const target = this.#browser.targets().find((t) => t.type() === 'page' && handleOf(t) === handle);
+    const target = this.#context.targets().find((t) => t.type() === 'page' && handleOf(t) === handle);
     const tracked = target && (await this.#track(target));
     if (tracked && !tracked.isClosed()) return tracked;
     throw new NoSuchWindowError(`no window with handle ${handle}`);
@@ -212,14 +176,14 @@ export class NativeBrowser implements DrivenBrowser {
   // ── Windows ──────────────────────────────────────────────────────────────────────────────
 
   async windowHandles(): Promise<string[]> {
-    return this.#browser
+    return this.#context
       .targets()
       .filter((t) => t.type() === 'page')
       .map(handleOf);
   }
 
   async newWindow(type: WindowType): Promise<string> {
-    const page = await this.#browser.newPage(type === 'window' ? { type: 'window', background: true } : { background: true });
+    const page = await this.#context.newPage(type === 'window' ? { type: 'window', background: true } : { background: true });
     await this.#track(page.target());
     return handleOf(page.target());
   }
@@ -339,31 +303,8 @@ export class NativeBrowser implements DrivenBrowser {
   async waitForPendingNavigation(handle: string, strategy: PageLoadStrategy, timeoutMs: number): Promise<void> {
     if (strategy === 'none') return;
     const page = this.#pages.get(handle);
-    if (!page || page.isClosed()) return;
-    const state = this.#loadStates.get(page);
-    if (!state) return;
-    // One round trip lets a navigation requested by the last input event reach us as an event.
-    await cdp(page).send('Runtime.evaluate', { expression: '0' }).catch(() => {});
-    const done = () => !state.requested && (strategy === 'eager' ? state.domContentLoaded : !state.loading);
-    if (done() || page.isClosed()) return;
-    await new Promise<void>((resolve, reject) => {
-      // Past the timer range (W3C allows up to 2^53-1 ms) there is no deadline to keep.
-      const timer =
-        timeoutMs > MAX_TIMER_MS
-          ? undefined
-          : setTimeout(() => {
-              state.waiters.delete(check);
-              reject(new NavigationTimeoutError(`navigation did not finish within ${timeoutMs} ms`));
-            }, timeoutMs);
-      const check = () => {
-        if (!done() && !page.isClosed()) return;
-        clearTimeout(timer);
-        state.waiters.delete(check);
-        resolve();
-      };
-      state.waiters.add(check);
-      page.once('close', check);
-    });
+    const state = page && !page.isClosed() && this.#loadStates.get(page);
+    if (state) await waitForLoad(page, state, strategy, timeoutMs);
   }
 
   async currentUrl(handle: string): Promise<string> {
@@ -446,114 +387,31 @@ export class NativeBrowser implements DrivenBrowser {
   // ── Input ────────────────────────────────────────────────────────────────────────────────
 
   async keyDown(handle: string, key: string): Promise<void> {
-    const page = await this.#page(handle);
-    if (isKnownKey(key)) await page.keyboard.down(key as KeyInput);
-    else if (isNamedKey(key)) await cdp(page).send('Input.dispatchKeyEvent', { type: 'rawKeyDown', key });
-    else await page.keyboard.sendCharacter(key); // outside the US layout: insert the text
+    await input.keyDown(await this.#page(handle), key);
   }
 
   async keyUp(handle: string, key: string): Promise<void> {
-    const page = await this.#page(handle);
-    if (isKnownKey(key)) await page.keyboard.up(key as KeyInput);
-    else if (isNamedKey(key)) await cdp(page).send('Input.dispatchKeyEvent', { type: 'keyUp', key });
+    await input.keyUp(await this.#page(handle), key);
   }
 
   async mouseEvent(handle: string, event: MouseEventParams): Promise<void> {
-    const page = await this.#page(handle);
-    const options = { button: event.button ?? 'left', clickCount: event.clickCount ?? 1 } as const;
-    // Each dispatched move waits for the renderer: press and release move only when needed.
-    const at = this.#pointer.get(page);
-    if (event.type === 'move' || !at || at.x !== event.x || at.y !== event.y) {
-      await page.mouse.move(event.x, event.y);
-      this.#pointer.set(page, { x: event.x, y: event.y });
-    }
-    if (event.type === 'down') await pressButton(page, options);
-    else if (event.type === 'up') await page.mouse.up(options);
+    await input.mouseEvent(await this.#page(handle), event);
   }
 
-  // ── Perform Actions input (the actions chapter; spec §15) ─────────────────────────────────
-  // Raw CDP rather than puppeteer's keyboard and mouse, so that key, code, location, buttons,
-  // click counts and modifiers are exactly the ones W3C computed.
-
   async dispatchKeyInput(handle: string, event: KeyInputEvent): Promise<void> {
-    const page = await this.#page(handle);
-    const keyCode = virtualKeyCode(event.key, event.code);
-    const down = event.type === 'keyDown';
-    await inputCall(page, () =>
-      cdp(page).send('Input.dispatchKeyEvent', {
-        // A keyDown with text also fires keypress and types it; a rawKeyDown fires keydown only.
-        type: !down ? 'keyUp' : event.text ? 'keyDown' : 'rawKeyDown',
-        key: event.key,
-        code: event.code,
-        location: event.location,
-        modifiers: event.modifiers,
-        ...(down && event.text && { text: event.text, unmodifiedText: event.text }),
-        windowsVirtualKeyCode: keyCode,
-        nativeVirtualKeyCode: keyCode,
-        autoRepeat: down && event.repeat,
-        isKeypad: event.location === 3,
-      }),
-    );
+    await input.dispatchKeyInput(await this.#page(handle), event);
   }
 
   async dispatchPointerInput(handle: string, event: PointerInputEvent): Promise<void> {
-    const page = await this.#page(handle);
-    const type = event.type === 'pointerDown' ? 'mousePressed' : event.type === 'pointerUp' ? 'mouseReleased' : 'mouseMoved';
-    // A move names the button held (a drag), as a real mouse's does.
-    const button = event.button === undefined ? heldButton(event.buttons) : (MOUSE_BUTTONS[event.button] ?? 'none');
-    await inputCall(page, () =>
-      cdp(page).send('Input.dispatchMouseEvent', {
-        type,
-        x: event.x,
-        y: event.y,
-        modifiers: event.modifiers,
-        button,
-        buttons: event.buttons,
-        clickCount: event.clickCount,
-        pointerType: event.pointerType,
-        ...(event.pressure !== undefined && { force: event.pressure }),
-        ...(event.tangentialPressure !== undefined && { tangentialPressure: event.tangentialPressure }),
-        ...(event.tiltX !== undefined && { tiltX: event.tiltX }),
-        ...(event.tiltY !== undefined && { tiltY: event.tiltY }),
-        ...(event.twist !== undefined && { twist: event.twist }),
-      }),
-    );
-    // Element Click skips moves to where the mouse already is.
-    if (event.pointerType === 'mouse') this.#pointer.set(page, { x: event.x, y: event.y });
+    await input.dispatchPointerInput(await this.#page(handle), event);
   }
 
   async dispatchTouchInput(handle: string, event: TouchInputEvent): Promise<void> {
-    const page = await this.#page(handle);
-    // CDP compares the points with the previous event's: new ones touch, missing ones lift.
-    // touchEnd and touchCancel carry no points (they end every touch).
-    const type =
-      event.type === 'cancel' ? 'touchCancel' : event.points.length === 0 ? 'touchEnd' : event.type === 'down' ? 'touchStart' : 'touchMove';
-    const touchPoints =
-      type === 'touchEnd' || type === 'touchCancel'
-        ? []
-        : event.points.map((p) => ({
-            id: p.id,
-            x: p.x,
-            y: p.y,
-            ...(p.width !== undefined && { radiusX: p.width / 2 }),
-            ...(p.height !== undefined && { radiusY: p.height / 2 }),
-            ...(p.pressure !== undefined && { force: p.pressure }),
-            ...(p.tangentialPressure !== undefined && { tangentialPressure: p.tangentialPressure }),
-            ...(p.tiltX !== undefined && { tiltX: p.tiltX }),
-            ...(p.tiltY !== undefined && { tiltY: p.tiltY }),
-            ...(p.twist !== undefined && { twist: p.twist }),
-          }));
-    await inputCall(page, () => cdp(page).send('Input.dispatchTouchEvent', { type, touchPoints, modifiers: event.modifiers }));
+    await input.dispatchTouchInput(await this.#page(handle), event);
   }
 
   async dispatchWheelInput(handle: string, event: WheelInputEvent): Promise<void> {
-    const page = await this.#page(handle);
-    const client = cdp(page);
-    const { x, y, deltaX, deltaY, modifiers } = event;
-    await inputCall(page, () => client.send('Input.dispatchMouseEvent', { type: 'mouseWheel', x, y, deltaX, deltaY, modifiers, button: 'none' }));
-    // The wheel event reaches the page after the call answers (through the compositor): give
-    // the page two frames to handle it (a hidden page has no frames: at most 100 ms).
-    await inputCall(page, () => client.send('Runtime.evaluate', { expression: WHEEL_SETTLED, awaitPromise: true }));
+    await input.dispatchWheelInput(await this.#page(handle), event);
   }
 
   // ── Capture ──────────────────────────────────────────────────────────────────────────────
@@ -667,186 +525,38 @@ export class NativeBrowser implements DrivenBrowser {
         .map((c) => client.send('Network.deleteCookies', { name: c.name, domain: c.domain, path: c.path })),
     );
   }
-
   // ── User prompts ─────────────────────────────────────────────────────────────────────────
-  // A JavaScript dialog blocks its page: CDP calls into it (evaluation, input, navigation) answer
-  // only once it is closed. Such calls are cut short when a dialog opens and stays open.
-
-  readonly #prompts = new WeakMap<Page, PromptState>();
-  readonly #promptListeners: ((handle: string, prompt: UserPrompt) => Promise<void> | void)[] = [];
 
   /** The primitives that need the page (DrivenBrowser: "User prompts"), guarded by #unblocked. */
   static {
-    const proto = NativeBrowser.prototype as unknown as Record<string, (target: string | BrowsingContext, ...rest: unknown[]) => Promise<unknown>>;
+    const proto = NativeContext.prototype as unknown as Record<string, (target: string | BrowsingContext, ...rest: unknown[]) => Promise<unknown>>;
     for (const name of PROMPT_BLOCKED_PRIMITIVES) {
       const primitive = proto[name]!;
       const navigation = (NAVIGATION_PRIMITIVES as readonly string[]).includes(name);
-      proto[name] = function (this: NativeBrowser, target, ...rest) {
+      proto[name] = function (this: NativeContext, target, ...rest) {
         const handle = typeof target === 'string' ? target : target.window;
         return this.#unblocked(handle, navigation, () => primitive.call(this, target, ...rest));
       };
     }
   }
 
-  #watchPrompts(page: Page): void {
-    const state: PromptState = { current: null, last: null, settled: Promise.resolve(), blocked: new Set(), refusals: 0, navigations: new Set() };
-    this.#prompts.set(page, state);
-    const client = cdp(page);
-    client.on('Page.javascriptDialogOpening', (e) => {
-      const prompt: UserPrompt = { type: e.type, message: e.message, defaultValue: e.defaultPrompt ?? '' };
-      state.current = prompt;
-      state.last = prompt;
-      const handle = handleOf(page.target());
-      // Listeners may handle it (a beforeunload prompt, say): only a prompt left open cuts calls short.
-      const listeners = this.#promptListeners.map((listener) => Promise.resolve().then(() => listener(handle, prompt)));
-      state.settled = Promise.allSettled(listeners).then(() => {
-        if (state.current !== prompt) return;
-        for (const cut of state.blocked) cut(blockedBy(prompt));
-      });
-    });
-    // Closed by us, or by the browser (the page went away).
-    client.on('Page.javascriptDialogClosed', (e) => {
-      state.current = null;
-      if (state.last?.type !== 'beforeunload' || e.result) return;
-      // The page refused to unload: the navigation that asked is cancelled, nothing will load.
-      state.refusals++;
-      for (const watch of state.navigations) watch.end();
-      const load = this.#loadStates.get(page);
-      if (load?.requested) {
-        load.requested = false;
-        for (const waiter of load.waiters) waiter();
-      }
-    });
-    // A navigation can also be refused without a prompt (Chromium answers a beforeunload that
-    // comes while the last one is still closing with "stay"): the main frame stops loading
-    // without a new document. Navigation primitives in flight then end as well.
-    const isMain = (frameId: string) => frameIdOf(page.mainFrame()) === frameId;
-    const started = (e: { frameId: string }) => {
-      if (isMain(e.frameId)) for (const watch of state.navigations) watch.started = true;
-    };
-    client.on('Page.frameStartedNavigating', started);
-    client.on('Page.frameStartedLoading', started);
-    client.on('Page.frameNavigated', (e) => {
-      if (!e.frame.parentId) for (const watch of state.navigations) watch.committed = true;
-    });
-    client.on('Page.navigatedWithinDocument', (e) => {
-      if (isMain(e.frameId)) for (const watch of state.navigations) watch.committed = true;
-    });
-    client.on('Page.frameStoppedLoading', (e) => {
-      if (!isMain(e.frameId)) return;
-      for (const watch of state.navigations) if (watch.started && !watch.committed) watch.end();
-    });
-  }
 
-  /**
-   * Run `work` (a call into the window's page) unless a prompt blocks the page, or until one
-   * does. A `navigation` also ends, with nothing to wait for, when the page refuses to unload.
-   */
-  async #unblocked<T>(handle: string, navigation: boolean, work: () => Promise<T>): Promise<T> {
-    const page = this.#pages.get(handle);
-    const state = page && this.#prompts.get(page);
-    if (!state) return work();
-    if (state.current) {
-      await state.settled;
-      if (state.current) throw blockedBy(state.current);
-    }
-    let cut!: (e: Error) => void;
-    const watch: NavigationWatch = { started: false, committed: false, end: () => {} };
-    const ends: Promise<T>[] = [new Promise<never>((_, reject) => (cut = reject))];
-    if (navigation) ends.push(new Promise<T>((resolve) => (watch.end = () => resolve(undefined as T))));
-    state.blocked.add(cut);
-    if (navigation) state.navigations.add(watch);
-    const refusals = state.refusals;
-    const running = work();
-    try {
-      return await Promise.race([running, ...ends]);
-    } catch (e) {
-      // Cancelled by the refusal (Chromium: net::ERR_ABORTED), not failed.
-      if (navigation && state.refusals !== refusals && !(e instanceof UserPromptOpenedError)) return undefined as T;
-      throw e;
-    } finally {
-      state.blocked.delete(cut);
-      state.navigations.delete(watch);
-      running.catch(() => {}); // abandoned: it resumes (and may fail) once the prompt is handled
-    }
+  /** Run a call into the window's page unless a user prompt blocks it, or until one does. */
+  #unblocked<T>(handle: string, navigation: boolean, work: () => Promise<T>): Promise<T> {
+    return this.#prompts.unblocked(this.#pages.get(handle), navigation, work);
   }
 
   async userPrompt(handle: string): Promise<UserPrompt | null> {
-    const page = this.#pages.get(handle);
-    return (page && !page.isClosed() && this.#prompts.get(page)?.current) || null;
+    return this.#prompts.current(this.#pages.get(handle));
   }
 
   async handleUserPrompt(handle: string, accept: boolean, promptText?: string): Promise<boolean> {
-    const page = await this.#page(handle);
-    const state = this.#prompts.get(page);
-    const prompt = state?.current;
-    if (!state || !prompt) return false;
-    promptText ??= prompt.type === 'prompt' ? prompt.defaultValue : undefined;
-    try {
-      await cdp(page).send('Page.handleJavaScriptDialog', { accept, ...(promptText !== undefined && { promptText }) });
-    } catch (e) {
-      // Closed meanwhile (its page went away).
-      if (!(e instanceof ProtocolError && /No dialog is showing/i.test(e.message))) throw e;
-      if (state.current === prompt) state.current = null;
-      return false;
-    }
-    if (state.current === prompt) state.current = null;
-    return true;
+    return this.#prompts.handle(await this.#page(handle), accept, promptText);
   }
 
   onUserPromptOpened(listener: (handle: string, prompt: UserPrompt) => Promise<void> | void): void {
-    this.#promptListeners.push(listener);
+    this.#prompts.onOpened(listener);
   }
-}
-
-/** A window's dialog, as JavaScriptDialogOpening/Closed events tell. */
-interface PromptState {
-  current: UserPrompt | null;
-  /** The prompt opened last (the one a JavaScriptDialogClosed event is about). */
-  last: UserPrompt | null;
-  /** Settles once the listeners told of the current prompt have run (they may have closed it). */
-  settled: Promise<void>;
-  /** Calls into the page in flight: each is cut short if a prompt opens and stays open. */
-  blocked: Set<(e: Error) => void>;
-  /** beforeunload prompts dismissed so far (navigations refused by the page). */
-  refusals: number;
-  /** Navigation primitives in flight: each ends when the page refuses to unload. */
-  navigations: Set<NavigationWatch>;
-}
-
-/** A navigation primitive in flight: whether the main frame started loading, then committed. */
-interface NavigationWatch {
-  started: boolean;
-  committed: boolean;
-  /** Resolve the primitive: its navigation was cancelled. */
-  end(): void;
-}
-
-/**
- * Press a mouse button. One still held (a user prompt opened on its press, and the release
- * never came) is released first, as a user's finger would be.
- */
-async function pressButton(page: Page, options: Parameters<Page['mouse']['down']>[0]): Promise<void> {
-  try {
-    await page.mouse.down(options);
-  } catch (e) {
-    if (!(e instanceof Error && /is already pressed/.test(e.message))) throw e;
-    await page.mouse.up(options);
-    await page.mouse.down(options);
-  }
-}
-
-function blockedBy(prompt: UserPrompt): UserPromptOpenedError {
-  return new UserPromptOpenedError(`a ${prompt.type} user prompt is open in this window${prompt.message ? `: ${JSON.stringify(prompt.message)}` : ''}`);
-}
-
-/** The page's own CDP session (puppeteer's; internal API, stable across 2x releases). */
-function cdp(page: Page): CDPSession {
-  return (page as unknown as { _client(): CDPSession })._client();
-}
-
-function frameIdOf(frame: Frame): string {
-  return (frame as unknown as { _id: string })._id;
 }
 
 /** The frame a browsing context names: the main frame, or the attached frame with the path's last id. */
@@ -858,19 +568,6 @@ function frameOf(page: Page, context: BrowsingContext): Frame {
   return frame;
 }
 
-/** The CDP session of a frame's target: the page's, or an out-of-process iframe's own. */
-function frameClient(frame: Frame): CDPSession {
-  return (frame as unknown as { client: CDPSession }).client;
-}
-
-/** The W3C window handle of a page target: its CDP target id, as chromedriver uses. */
-export function handleOf(target: Target): string {
-  return (target as unknown as { _targetId: string })._targetId;
-}
-
-/** Node timers overflow (and fire at once) past this many milliseconds. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 /**
  * A W3C page load timeout (0 to 2^53-1 ms) as puppeteer's: there 0 means "no timeout", and
  * values past the timer range would fire at once.
@@ -879,6 +576,9 @@ function puppeteerTimeout(ms: number): number {
   if (ms === 0) return 1;
   return ms > MAX_TIMER_MS ? 0 : ms;
 }
+
+/** Node timers overflow (and fire at once) past this many milliseconds. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 async function navigation(run: () => Promise<unknown>): Promise<void> {
   try {
@@ -900,32 +600,4 @@ function classify(e: unknown, page: Page, frame?: Frame): Error {
     return e instanceof Error ? e : new Error(message);
   }
   return new ScriptError(message);
-}
-
-// ── Perform Actions input helpers (the actions chapter) ──────────────────────────────────────
-
-/** W3C button numbers → CDP's button names. */
-const MOUSE_BUTTONS = ['left', 'middle', 'right', 'back', 'forward'] as const;
-
-/** The button a move reports from the buttons held (MouseEvent.buttons bits): the main one first. */
-function heldButton(buttons: number): (typeof MOUSE_BUTTONS)[number] | 'none' {
-  if (buttons & 1) return 'left';
-  if (buttons & 2) return 'right';
-  if (buttons & 4) return 'middle';
-  if (buttons & 8) return 'back';
-  if (buttons & 16) return 'forward';
-  return 'none';
-}
-
-const WHEEL_SETTLED = 'new Promise((resolve) => { requestAnimationFrame(() => requestAnimationFrame(() => resolve())); setTimeout(resolve, 100); })';
-
-/** An Input call: the window closing under it (a handler closed it) is no such window. */
-async function inputCall<T>(page: Page, send: () => Promise<T>): Promise<T> {
-  try {
-    return await send();
-  } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    if (page.isClosed() || /Target closed|Session closed|No target with given id/i.test(message)) throw new NoSuchWindowError('the window was closed');
-    throw e;
-  }
 }

@@ -1,0 +1,22 @@
+// Puppeteer's private parts the native backend needs, in one place: the raw CDP session of a
+// page and of a frame's target, and the ids CDP uses. Internal API, stable across 24.x releases.
+import type { CDPSession, Frame, Page, Target } from 'puppeteer-core';
+
+/** The page's own CDP session. */
+export function cdp(page: Page): CDPSession {
+  return (page as unknown as { _client(): CDPSession })._client();
+}
+
+export function frameIdOf(frame: Frame): string {
+  return (frame as unknown as { _id: string })._id;
+}
+
+/** The CDP session of a frame's target: the page's, or an out-of-process iframe's own. */
+export function frameClient(frame: Frame): CDPSession {
+  return (frame as unknown as { client: CDPSession }).client;
+}
+
+/** The W3C window handle of a page target: its CDP target id, as chromedriver uses. */
+export function handleOf(target: Target): string {
+  return (target as unknown as { _targetId: string })._targetId;
+}

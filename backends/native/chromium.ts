@@ -1,0 +1,103 @@
+// A Chromium process the native backend started: launched over the CDP pipe with a fresh
+// profile, owned by the pool, shared by sessions through isolated browser contexts. Ending it
+// ends its whole process group, waits for it and removes its profile.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { LaunchError, type BrowserProcess, type DrivenBrowser } from '../backend.ts';
+import { NativeContext } from './context.ts';
+import { PROFILE_PREFIX, killGroup, register, unregister } from './processes.ts';
+
+export interface ChromiumLaunch {
+  binary: string;
+  args: string[];
+  acceptInsecureCerts: boolean;
+  tempDir: string;
+  timeZone?: string;
+}
+
+export class ChromiumProcess implements BrowserProcess {
+  readonly browserName = 'chrome';
+  readonly browserVersion: string;
+  readonly #browser: Browser;
+  readonly #end: () => Promise<void>;
+  readonly #timeZone: string | undefined;
+  #closing: Promise<void> | undefined;
+
+  private constructor(browser: Browser, version: string, end: () => Promise<void>, timeZone: string | undefined) {
+    this.#browser = browser;
+    this.browserVersion = version;
+    this.#end = end;
+    this.#timeZone = timeZone;
+  }
+
+  static async launch(options: ChromiumLaunch): Promise<ChromiumProcess> {
+    const profileDir = await mkdtemp(join(options.tempDir, `${PROFILE_PREFIX}${process.pid}-`));
+    const removeProfile = () => rm(profileDir, { recursive: true, force: true, maxRetries: 3 });
+    let browser: Browser;
+    try {
+      browser = await puppeteer.launch({
+        executablePath: options.binary,
+        pipe: true,
+        headless: false, // the switch is in args: puppeteer's own adds flags we do not want
+        userDataDir: profileDir,
+        defaultViewport: null,
+        acceptInsecureCerts: options.acceptInsecureCerts,
+        args: options.args,
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+        timeout: 30_000,
+        protocolTimeout: 24 * 3600_000, // W3C timeouts are enforced above us, per command
+      });
+    } catch (e) {
+      await removeProfile();
+      throw new LaunchError(`could not start ${options.binary}: ${(e as Error).message}`);
+    }
+    const child = browser.process();
+    const pid = child?.pid;
+    if (pid) register(pid, profileDir);
+    const exited = child && child.exitCode === null ? new Promise<void>((r) => child.once('exit', () => r())) : Promise.resolve();
+    const end = async () => {
+      // Ask nicely, then make sure: the browser and its whole group are gone and reaped.
+      await Promise.race([browser.close().catch(() => {}), delay(3000)]);
+      // The browser's helpers (zygote, renderers) share its process group: end them all.
+      if (pid) killGroup(pid);
+      await Promise.race([exited, delay(3000)]);
+      if (pid) unregister(pid);
+      await removeProfile();
+    };
+    try {
+      const version = (await browser.version()).replace(/^[^/]*\//, '');
+      return new ChromiumProcess(browser, version, end, options.timeZone);
+    } catch (e) {
+      await end();
+      throw new LaunchError(`${options.binary} started but could not be driven: ${(e as Error).message}`);
+    }
+  }
+
+  get connected(): boolean {
+    return this.#closing === undefined && this.#browser.connected;
+  }
+
+  async newContext(): Promise<DrivenBrowser> {
+    try {
+      return await NativeContext.open(this.#browser, this.browserVersion, this.#timeZone);
+    } catch (e) {
+      throw new LaunchError(`could not open a browser context: ${(e as Error).message}`);
+    }
+  }
+
+  onExit(listener: () => void): void {
+    this.#browser.once('disconnected', () => {
+      if (this.#closing === undefined) listener();
+    });
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#end().catch(() => {});
+    return this.#closing;
+  }
+}
+
+const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());

@@ -1,0 +1,284 @@
+// The pool: per launch key (the normalized launch spec a backend derives from capabilities),
+// warm browser processes and contexts prepared ahead in them. A session leases one prepared
+// context (a "seat") and gives it back when it ends; contexts are never reused, so giving one
+// back disposes of it and another is prepared in the background. Only the pool starts and ends
+// browser processes: crash handling, idle eviction and shutdown live here.
+//
+// Each key has a generic-pool of seats. A seat is made in a browser of that key with room (fewer
+// contexts than `sessionsPerBrowser`), or in a newly launched one (at most `maxBrowsers`).
+import genericPool from 'generic-pool';
+import type { Backend, BackendEnvironment, BrowserProcess, DrivenBrowser, LaunchSpec } from '../../backends/backend.ts';
+
+export interface PoolConfig {
+  /** Contexts kept prepared for the default key, from start (0: nothing warm). */
+  minWarm: number;
+  /** Browser processes per key at most. */
+  maxBrowsers: number;
+  /** Sessions (contexts) one browser process serves at once; 1: a process of its own per session. */
+  sessionsPerBrowser: number;
+  /** A prepared context, or a browser with no context, unused this long is ended (ms). */
+  idleTimeout: number;
+}
+
+/** One browser process of a key and how many contexts (prepared or leased) it holds. */
+interface Host {
+  readonly ready: Promise<BrowserProcess>;
+  process?: BrowserProcess;
+  contexts: number;
+  /** Sessions it has served (sessionsPerBrowser 1: a used browser is not reused). */
+  served: number;
+  dead: boolean;
+  idleTimer?: NodeJS.Timeout;
+}
+
+/** A context prepared in a host, or the reason it could not be (handed to one waiter). */
+type Seat = { host: Host; context: DrivenBrowser; failure?: undefined } | { failure: Error; at: number };
+
+/** What a session holds: its context, and how to give it back. */
+export interface Lease {
+  readonly browser: DrivenBrowser;
+  /** Give the context back: it is disposed of, and its browser returns to the pool (or ends). */
+  release(): Promise<void>;
+}
+
+export interface KeyStats {
+  /** The launch key, as the backend made it (backend, binary, args, headless ...). */
+  key: unknown;
+  backend: string;
+  browsers: number;
+  inUse: number;
+  free: number;
+  /** Leases waiting for a context to be prepared. */
+  pending: number;
+}
+
+/** A failure is handed to the waiter it was made for; an old one is not (a new attempt is made). */
+const FAILURE_FRESH_MS = 1000;
+
+class KeyPool {
+  readonly hosts = new Set<Host>();
+  readonly seats: genericPool.Pool<Seat>;
+  readonly #backend: Backend;
+  readonly #spec: LaunchSpec;
+  readonly #env: BackendEnvironment;
+  readonly #config: PoolConfig;
+  readonly #warm: number;
+  #closed = false;
+
+  constructor(backend: Backend, spec: LaunchSpec, env: BackendEnvironment, config: PoolConfig, warm: number) {
+    this.#backend = backend;
+    this.#spec = spec;
+    this.#env = env;
+    this.#config = config;
+    this.#warm = warm;
+    this.seats = genericPool.createPool<Seat>(
+      {
+        create: () => this.#prepare(),
+        destroy: (seat) => this.#dispose(seat),
+        // Health check on lease: a context whose browser went away is dropped, another made. A
+        // failure is handed out while fresh (so a waiter is answered, and creation does not loop).
+        validate: async (seat) => (seat.failure ? Date.now() - seat.at < FAILURE_FRESH_MS : !seat.host.dead && seat.host.process!.connected),
+      },
+      {
+        min: warm,
+        max: config.maxBrowsers * config.sessionsPerBrowser,
+        testOnBorrow: true,
+        idleTimeoutMillis: config.idleTimeout,
+        evictionRunIntervalMillis: Math.max(1000, Math.min(config.idleTimeout, 30_000)),
+        autostart: true,
+      },
+    );
+  }
+
+  get backendName(): string {
+    return this.#backend.name;
+  }
+
+  /** A prepared context; resolves once one is free (callers are admitted below the maximum). */
+  async lease(): Promise<Lease> {
+    const seat = await this.seats.acquire();
+    if (seat.failure) {
+      await this.seats.destroy(seat);
+      throw seat.failure;
+    }
+    seat.host.served++;
+    this.#prepareNext();
+    let released: Promise<void> | undefined;
+    return {
+      browser: seat.context,
+      release: () => (released ??= this.seats.destroy(seat).catch(() => {})),
+    };
+  }
+
+  /**
+   * Keep a context prepared for the next lease, in the background: always for a warm key, and
+   * for any key when a running browser has room (no launch for a key that may not be used again).
+   */
+  #prepareNext(): void {
+    if (this.#closed || this.seats.available > 0 || this.seats.pending > 0 || this.seats.size >= this.seats.max) return;
+    if (this.#warm === 0 && !this.#hostWithRoom(false)) return;
+    this.seats.acquire().then(
+      (seat) => this.seats.release(seat),
+      () => {},
+    );
+  }
+
+  #hostWithRoom(launch: boolean): Host | undefined {
+    for (const host of this.hosts) {
+      const retired = this.#config.sessionsPerBrowser === 1 && host.served > 0;
+      if (!host.dead && !retired && host.contexts < this.#config.sessionsPerBrowser) return host;
+    }
+    if (!launch || this.hosts.size >= this.#config.maxBrowsers) return undefined;
+    const host: Host = { ready: this.#backend.launch(this.#spec, this.#env), contexts: 0, served: 0, dead: false };
+    this.hosts.add(host);
+    host.ready.then(
+      (process) => {
+        host.process = process;
+        process.onExit(() => this.#lost(host));
+        if (this.#closed) void this.#end(host);
+      },
+      () => {
+        host.dead = true;
+        this.hosts.delete(host);
+      },
+    );
+    return host;
+  }
+
+  async #prepare(): Promise<Seat> {
+    const host = this.#hostWithRoom(true);
+    if (!host) return { failure: new Error(`the pool has no room for another browser of this kind (${this.#config.maxBrowsers})`), at: Date.now() };
+    host.contexts++;
+    clearTimeout(host.idleTimer);
+    try {
+      const process = await host.ready;
+      return { host, context: await process.newContext() };
+    } catch (e) {
+      host.contexts--;
+      this.#idle(host);
+      return { failure: e as Error, at: Date.now() };
+    }
+  }
+
+  async #dispose(seat: Seat): Promise<void> {
+    if (seat.failure) return;
+    const { host, context } = seat;
+    await context.close();
+    host.contexts--;
+    this.#idle(host);
+  }
+
+  /** A host with no context left: ended now if it may not be reused, else after the idle timeout. */
+  #idle(host: Host): void {
+    if (host.contexts > 0 || host.dead) return;
+    if (this.#closed || (this.#config.sessionsPerBrowser === 1 && host.served > 0)) {
+      void this.#end(host);
+      return;
+    }
+    host.idleTimer = setTimeout(() => void this.#end(host), this.#config.idleTimeout);
+    host.idleTimer.unref();
+  }
+
+  async #end(host: Host): Promise<void> {
+    host.dead = true;
+    clearTimeout(host.idleTimer);
+    this.hosts.delete(host);
+    const process = await host.ready.catch(() => undefined);
+    await process?.close();
+  }
+
+  /**
+   * A browser went away on its own: its sessions learn it from their contexts; it is reaped, and
+   * the contexts prepared in it are replaced.
+   */
+  #lost(host: Host): void {
+    void this.#end(host);
+    if (this.#closed) return;
+    const stale = this.seats.available;
+    for (let i = 0; i < stale; i++) {
+      // Leasing runs the health check: dead contexts are dropped and new ones prepared.
+      this.seats.acquire().then(
+        (seat) => this.seats.release(seat),
+        () => {},
+      );
+    }
+  }
+
+  get idle(): boolean {
+    return this.seats.size === 0 && this.seats.pending === 0 && this.hosts.size === 0;
+  }
+
+  stats(): KeyStats {
+    return {
+      key: JSON.parse(this.#spec.key),
+      backend: this.#backend.name,
+      browsers: [...this.hosts].filter((h) => !h.dead).length,
+      inUse: this.seats.borrowed,
+      free: this.seats.available,
+      pending: this.seats.pending,
+    };
+  }
+
+  /** End every context and browser of the key (gateway shutdown). Leases end first. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.seats.drain().catch(() => {});
+    await this.seats.clear().catch(() => {});
+    await Promise.all([...this.hosts].map((host) => this.#end(host)));
+  }
+}
+
+export class Pool {
+  readonly #keys = new Map<string, KeyPool>();
+  readonly #env: BackendEnvironment;
+  readonly #config: PoolConfig;
+  #sweeper: NodeJS.Timeout;
+
+  constructor(env: BackendEnvironment, config: PoolConfig) {
+    this.#env = env;
+    this.#config = config;
+    // Keys nobody uses any more (no browser, no context) are forgotten.
+    this.#sweeper = setInterval(() => {
+      for (const [key, pool] of this.#keys) {
+        if (key !== this.#defaultKey && pool.idle) {
+          this.#keys.delete(key);
+          void pool.close();
+        }
+      }
+    }, 30_000);
+    this.#sweeper.unref();
+  }
+
+  #defaultKey: string | undefined;
+
+  /** Keep `minWarm` contexts of this launch spec prepared from now on (the gateway's default). */
+  warm(backend: Backend, spec: LaunchSpec): void {
+    this.#defaultKey = spec.key;
+    this.#keyPool(backend, spec);
+  }
+
+  #keyPool(backend: Backend, spec: LaunchSpec): KeyPool {
+    let pool = this.#keys.get(spec.key);
+    if (!pool) {
+      const warm = spec.key === this.#defaultKey ? this.#config.minWarm : 0;
+      pool = new KeyPool(backend, spec, this.#env, this.#config, warm);
+      this.#keys.set(spec.key, pool);
+    }
+    return pool;
+  }
+
+  /** Lease a prepared context for `spec` (prepared now if none is ready). Throws LaunchError. */
+  lease(backend: Backend, spec: LaunchSpec): Promise<Lease> {
+    return this.#keyPool(backend, spec).lease();
+  }
+
+  stats(): KeyStats[] {
+    return [...this.#keys.values()].map((pool) => pool.stats());
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#sweeper);
+    await Promise.all([...this.#keys.values()].map((pool) => pool.close()));
+    this.#keys.clear();
+  }
+}

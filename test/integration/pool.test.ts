@@ -1,0 +1,272 @@
+// The pool: warm browsers leased as isolated contexts, the admission queue, idle reaping and
+// crash recovery, against real Chromium through the real server.
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import type { Session } from '../helpers/client.ts';
+import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { browserMains, eventually, leftoverBrowsers, processesUsing, profileOf, startPageServer, type PageServer } from '../helpers/pages.ts';
+
+/** A gateway with these settings (keys as in config/default.json). */
+function gatewayWith(config: Record<string, unknown>): Promise<TestGateway> {
+  return startGateway([], { config });
+}
+
+async function stop(gw: TestGateway): Promise<void> {
+  const pid = gw.process.pid!;
+  await gw.stop();
+  assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
+}
+
+async function status(gw: TestGateway) {
+  return gw.client.ok('GET', '/status');
+}
+
+/** Children of `pid` that are zombies (exited, never waited for). */
+function zombieChildren(pid: number): number[] {
+  const out: number[] = [];
+  for (const proc of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${proc}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    const [state, parent] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (state === 'Z' && Number(parent) === pid) out.push(Number(proc));
+  }
+  return out;
+}
+
+describe('a warm pool shared by isolated sessions', () => {
+  let gw: TestGateway;
+  let pages: PageServer;
+  before(async () => {
+    [gw, pages] = await Promise.all([gatewayWith({ pool: { minWarm: 1, sessionsPerBrowser: 4, maxBrowsers: 2 } }), startPageServer()]);
+  });
+  after(async () => {
+    await stop(gw);
+    await pages.close();
+  });
+
+  test('the default kind of browser is warm before the first session: a context is prepared, none leased', async () => {
+    await eventually(async () => {
+      const [key] = (await status(gw)).pool;
+      return key?.free === 1;
+    }, 'no context was prepared at start');
+    const [key] = (await status(gw)).pool;
+    assert.deepEqual({ browsers: key.browsers, inUse: key.inUse, free: key.free }, { browsers: 1, inUse: 0, free: 1 });
+    assert.equal(key.backend, 'native');
+  });
+
+  test('two sessions at once share one browser process and see nothing of each other', async () => {
+    const a = await gw.client.newSession();
+    const b = await gw.client.newSession();
+    try {
+      // One browser process for both (the pool leased two contexts of it).
+      assert.equal((await browserMains(gw.process.pid!)).length, 1);
+      const [key] = (await status(gw)).pool;
+      assert.equal(key.inUse, 2);
+      // Same origin in both: cookies, localStorage, sessionStorage and IndexedDB stay apart.
+      const page = pages.page('<title>isolation</title><p>x</p>');
+      await Promise.all([a.navigate(page), b.navigate(page)]);
+      await a.post('/cookie', { cookie: { name: 'who', value: 'a' } });
+      await a.execute('localStorage.setItem("who", "a"); sessionStorage.setItem("who", "a")');
+      await a.execute(`return new Promise((resolve, reject) => {
+        const open = indexedDB.open('isolation', 1);
+        open.onupgradeneeded = () => open.result.createObjectStore('s');
+        open.onsuccess = () => { const tx = open.result.transaction('s', 'readwrite'); tx.objectStore('s').put('a', 'who'); tx.oncomplete = () => resolve(); };
+        open.onerror = () => reject(open.error);
+      })`);
+      assert.deepEqual(await b.get('/cookie'), []);
+      assert.equal(await b.execute('return localStorage.getItem("who")'), null);
+      assert.equal(await b.execute('return sessionStorage.getItem("who")'), null);
+      assert.deepEqual(await b.execute('return indexedDB.databases().then((dbs) => dbs.map((d) => d.name))'), []);
+      assert.equal((await a.get('/cookie'))[0].value, 'a');
+      // Windows: each session lists only its own, and another session's handle is no such window.
+      const aWindows = await a.get('/window/handles');
+      await a.post('/window/new', { type: 'tab' });
+      assert.equal((await a.get('/window/handles')).length, 2);
+      const bWindows = await b.get('/window/handles');
+      assert.equal(bWindows.length, 1);
+      assert.ok(!aWindows.includes(bWindows[0]));
+      await b.fails('POST', '/window', { handle: aWindows[0] }, 'no such window', 404);
+      // A window a page opens belongs to its own session.
+      await b.execute('window.open("about:blank")');
+      await eventually(async () => (await b.get('/window/handles')).length === 2, 'the opened window did not appear');
+      assert.equal((await a.get('/window/handles')).length, 2);
+    } finally {
+      await a.end();
+      await b.end();
+    }
+  });
+
+  test('a session ends into a fresh context: nothing of the previous one is left', async () => {
+    const page = pages.page('<title>fresh</title>');
+    const first = await gw.client.newSession();
+    await first.navigate(page);
+    await first.post('/cookie', { cookie: { name: 'left', value: 'behind' } });
+    await first.execute('localStorage.setItem("left", "behind")');
+    await first.end();
+    const next = await gw.client.newSession();
+    try {
+      assert.equal((await next.get('/window/handles')).length, 1);
+      assert.equal(await next.get('/url'), 'about:blank');
+      await next.navigate(page);
+      assert.deepEqual(await next.get('/cookie'), []);
+      assert.equal(await next.execute('return localStorage.getItem("left")'), null);
+    } finally {
+      await next.end();
+    }
+  });
+
+  test('capabilities a shared browser cannot honour (browser args) get a browser of their own', async () => {
+    const plain = await gw.client.newSession();
+    const own = await gw.client.newSession({ 'goog:chromeOptions': { args: ['--lang=de'] } });
+    try {
+      assert.equal((await browserMains(gw.process.pid!)).length, 2);
+      const keys = (await status(gw)).pool;
+      assert.equal(keys.length, 2);
+      assert.ok(keys.some((k: { key: { args: string[] } }) => k.key.args.includes('--lang=de')));
+    } finally {
+      await plain.end();
+      await own.end();
+    }
+  });
+});
+
+describe('capacity: a FIFO queue for New Session past the maximum', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await gatewayWith({ maxSessions: 1, sessionQueueTimeout: 1500, pool: { minWarm: 1 } });
+  });
+  after(() => stop(gw));
+
+  test('a request past the maximum waits and gets the slot the first session frees', async () => {
+    const first = await gw.client.newSession();
+    assert.equal((await status(gw)).ready, false);
+    let created = false;
+    const second = gw.client.newSession().then((s) => {
+      created = true;
+      return s;
+    });
+    await eventually(async () => (await status(gw)).sessions.queued === 1, 'the request did not queue');
+    assert.equal(created, false);
+    await first.end();
+    const s = await second;
+    assert.equal((await status(gw)).sessions.queued, 0);
+    assert.equal(await s.get('/url'), 'about:blank');
+    await s.end();
+    await eventually(async () => (await status(gw)).ready === true, 'the slot was not given back');
+  });
+
+  test('a request that waits past the queue timeout is session not created, saying so', async () => {
+    const first = await gw.client.newSession();
+    try {
+      const e = await gw.client.fails('POST', '/session', { capabilities: {} }, 'session not created', 500);
+      assert.match(e.message, /timed out after 1500 ms in the queue/);
+      assert.equal((await status(gw)).sessions.queued, 0);
+    } finally {
+      await first.end();
+    }
+  });
+
+  test('a client that goes away leaves the queue at once', async () => {
+    const first = await gw.client.newSession();
+    try {
+      const gone = new AbortController();
+      const request = fetch(`${gw.url}/session`, { method: 'POST', body: '{"capabilities":{}}', signal: gone.signal }).catch(() => 'aborted');
+      await eventually(async () => (await status(gw)).sessions.queued === 1, 'the request did not queue');
+      gone.abort();
+      assert.equal(await request, 'aborted');
+      await eventually(async () => (await status(gw)).sessions.queued === 0, 'the abandoned request stayed in the queue', 1000);
+    } finally {
+      await first.end();
+    }
+    // The slot the abandoned request would have had is free for the next one.
+    const next = await gw.client.newSession();
+    await next.end();
+  });
+});
+
+describe('idle sessions', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await gatewayWith({ sessionIdleTimeout: 800, pool: { minWarm: 1, sessionsPerBrowser: 4 } });
+  });
+  after(() => stop(gw));
+
+  test('a session idle past the idle timeout is ended and its context released', async () => {
+    const s: Session = await gw.client.newSession();
+    assert.equal((await status(gw)).sessions.active, 1);
+    await eventually(async () => (await status(gw)).sessions.active === 0, 'the idle session was not reaped', 5000);
+    const e = await s.fails('GET', '/url', undefined, 'invalid session id', 404);
+    assert.match(e.message, /idle timeout/);
+    const [key] = (await status(gw)).pool;
+    assert.equal(key.inUse, 0);
+  });
+
+  test('a session that keeps working is not reaped', async () => {
+    const s = await gw.client.newSession();
+    try {
+      // Longer than the idle timeout in all, never idle for as long.
+      const started = Date.now();
+      while (Date.now() - started < 1600) await s.execute('return new Promise((r) => setTimeout(r, 200))');
+      assert.equal(await s.get('/url'), 'about:blank');
+    } finally {
+      await s.end();
+    }
+  });
+
+});
+
+describe('a browser that goes away', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await gatewayWith({ pool: { minWarm: 1, sessionsPerBrowser: 4 } });
+  });
+  after(() => stop(gw));
+
+  test('a browser that is killed ends its sessions, is replaced, and leaves no zombie', async () => {
+    const a = await gw.client.newSession();
+    const b = await gw.client.newSession();
+    const [browser] = await browserMains(gw.process.pid!);
+    assert.ok(browser);
+    const profile = await profileOf(browser);
+    process.kill(browser, 'SIGKILL');
+    for (const s of [a, b]) {
+      await eventually(async () => (await s.raw('GET', '/url')).status === 404, 'the session outlived its browser');
+      const e = await s.fails('GET', '/url', undefined, 'invalid session id', 404);
+      assert.match(e.message, /browser went away/);
+    }
+    // Replaced: a new session works at once, in a new browser.
+    const c = await gw.client.newSession();
+    assert.equal(await c.get('/url'), 'about:blank');
+    const mains = await browserMains(gw.process.pid!);
+    assert.ok(!mains.includes(browser));
+    await c.end();
+    // Its helper processes and its profile are gone, and it was waited for: no zombie child.
+    await eventually(async () => (await processesUsing(profile)) === 0 && !existsSync(profile), 'the dead browser left processes or its profile');
+    await eventually(() => zombieChildren(gw.process.pid!).length === 0, 'a zombie child of the gateway is left');
+  });
+});
+
+describe('sessionsPerBrowser 1: a process of its own for every session', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await gatewayWith({ pool: { minWarm: 1, sessionsPerBrowser: 1 } });
+  });
+  after(() => stop(gw));
+
+  test('two sessions run in two browsers, and a used browser ends with its session', async () => {
+    const a = await gw.client.newSession();
+    const b = await gw.client.newSession();
+    const [aBrowser] = await browserMains(gw.process.pid!);
+    assert.ok((await browserMains(gw.process.pid!)).length >= 2);
+    await a.end();
+    await b.end();
+    // Both used browsers end; one warm browser (never used) stays prepared for the next session.
+    await eventually(async () => !(await browserMains(gw.process.pid!)).includes(aBrowser!), 'a used browser was kept');
+    await eventually(async () => (await browserMains(gw.process.pid!)).length === 1, 'not exactly one warm browser is left');
+  });
+});
