@@ -91,6 +91,21 @@ export interface BrowserProcess {
   close(): Promise<void>;
 }
 
+/** How callFunction runs a function. */
+export interface CallOptions {
+  /**
+   * A constant function declaration (the gateway's page code) the call uses as `this`: the
+   * backend installs it once per document and keeps a handle on it, so that only the short
+   * `functionDeclaration` travels with each call.
+   */
+  library?: string;
+  /**
+   * Run as if the user had just interacted with the page (transient user activation), as a
+   * user's script may need; reads never do (they must not give the page activation).
+   */
+  userActivation?: boolean;
+}
+
 /** A browsing context: a top-level window (its handle), or a frame inside it (its frame path). */
 export interface BrowsingContext {
   window: string;
@@ -273,7 +288,7 @@ export interface DrivenBrowser {
    * Call `functionDeclaration` in the context's page world with JSON `args`; await a returned
    * promise and return the JSON value. One round trip. A page exception is a ScriptError.
    */
-  callFunction(context: BrowsingContext, functionDeclaration: string, args: unknown[]): Promise<unknown>;
+  callFunction(context: BrowsingContext, functionDeclaration: string, args: unknown[], options?: CallOptions): Promise<unknown>;
   /** Call a function that returns an <input type=file> and set its selected files. */
   setFileInputFiles(context: BrowsingContext, functionDeclaration: string, args: unknown[], files: string[]): Promise<void>;
 

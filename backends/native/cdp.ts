@@ -20,3 +20,9 @@ export function frameClient(frame: Frame): CDPSession {
 export function handleOf(target: Target): string {
   return (target as unknown as { _targetId: string })._targetId;
 }
+
+/** The execution context id of the frame's main world, once its document has one. */
+export function mainWorldContextId(frame: Frame): number | undefined {
+  const realm = (frame as unknown as { mainRealm(): { context?: { id: number } } }).mainRealm();
+  return realm.context?.id;
+}

@@ -14,6 +14,7 @@ import {
   type AccessibleNode,
   type PrintOptions,
   type BrowsingContext,
+  type CallOptions,
   type CookieData,
   type DrivenBrowser,
   type MouseEventParams,
@@ -31,6 +32,7 @@ import {
 import { cdp, frameClient, frameIdOf, handleOf } from './cdp.ts';
 import * as input from './input.ts';
 import { waitForLoad, watchLoading, type LoadState } from './load.ts';
+import { Libraries } from './library.ts';
 import { PromptGuard } from './prompts.ts';
 
 type PuppeteerWaitUntil = 'load' | 'domcontentloaded';
@@ -50,6 +52,9 @@ function asFunction(declaration: string): () => unknown {
   }
   return fn;
 }
+
+/** What a call without page code of the gateway's is bound to. */
+const NO_LIBRARY = 'function () {}';
 
 /** User prompts: every primitive that calls into a window's page (its first argument names the window). */
 const PROMPT_BLOCKED_PRIMITIVES = [
@@ -84,6 +89,7 @@ export class NativeContext implements DrivenBrowser {
   readonly #tracking = new Map<string, Promise<Page | undefined>>();
   readonly #loadStates = new WeakMap<Page, LoadState>();
   readonly #prompts = new PromptGuard((page) => this.#loadStates.get(page));
+  readonly #libraries = new Libraries();
   readonly #timeZone: string | undefined;
   /** Listeners on the shared browser and context, removed when the context is closed. */
   readonly #unlisten: (() => void)[] = [];
@@ -315,11 +321,13 @@ export class NativeContext implements DrivenBrowser {
 
   // ── Script ───────────────────────────────────────────────────────────────────────────────
 
-  async callFunction(context: BrowsingContext, functionDeclaration: string, args: unknown[]): Promise<unknown> {
+  async callFunction(context: BrowsingContext, functionDeclaration: string, args: unknown[], options: CallOptions = {}): Promise<unknown> {
     const page = await this.#page(context.window);
     const frame = frameOf(page, context); // frames: the context's frame, out-of-process ones too
     try {
-      return await frame.evaluate(asFunction(functionDeclaration) as never, ...(args as never[]));
+      // Raw Runtime.callFunctionOn, one round trip: puppeteer's evaluate would resend the whole
+      // declaration and always give the page user activation.
+      return await this.#libraries.call(frame, options.library ?? NO_LIBRARY, functionDeclaration, args, options.userActivation === true);
     } catch (e) {
       throw classify(e, page, frame);
     }
@@ -427,6 +435,8 @@ export class NativeContext implements DrivenBrowser {
       format: 'png',
       ...(clip && { clip: { ...clip, scale: 1 } }),
       captureBeyondViewport: false,
+      // The same pixels, compressed less: encoding is most of a screenshot's time.
+      optimizeForSpeed: true,
     });
     return data;
   }

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { error, serializeError, toWebDriverError, type WebDriverError } from '../webdriver/errors.ts';
 import type { Gateway } from '../webdriver/gateway.ts';
+import { JsonText } from '../webdriver/json.ts';
 import { matchRoute } from './routes.ts';
 import { checkRequest } from './security.ts';
 
@@ -60,11 +61,19 @@ function handle(gateway: Gateway, options: ServerOptions, res: HttpResponse, req
   const origin = req.getHeader('origin');
   const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
   const state: ResponseState = { aborted: false, head: method === 'HEAD' };
-  // The client going away is told to what it waits for (a queued New Session leaves the queue).
-  const gone = new AbortController();
+  // The client going away is told to what waits for it (a queued New Session leaves the queue);
+  // the signal is made only for a command that asks for it.
+  let gone: AbortController | undefined;
+  const request = {
+    get signal(): AbortSignal {
+      gone ??= new AbortController();
+      if (state.aborted && !state.answered) gone.abort();
+      return gone.signal;
+    },
+  };
   res.onAborted(() => {
     state.aborted = true;
-    gone.abort();
+    gone?.abort();
   });
 
   const verdict = checkRequest(peer, host, origin);
@@ -82,8 +91,8 @@ function handle(gateway: Gateway, options: ServerOptions, res: HttpResponse, req
   }
   const { route, urlParams } = match;
   const run = (body: unknown) =>
-    gateway.execute(route.command, urlParams, body, { signal: gone.signal }).then(
-      (value) => send(res, state, 200, JSON.stringify({ value: value === undefined ? null : value })),
+    gateway.execute(route.command, urlParams, body, request).then(
+      (value) => send(res, state, 200, value instanceof JsonText ? `{"value":${value.text}}` : JSON.stringify({ value: value === undefined ? null : value })),
       (e) => sendError(res, state, toWebDriverError(e)),
     );
 
@@ -128,6 +137,8 @@ function readBody(res: HttpResponse, limit: number, done: (body: Buffer | null) 
 interface ResponseState {
   /** The client went away, or we answered already: never touch res again. */
   aborted: boolean;
+  /** We answered (aborted is set too). */
+  answered?: boolean;
   /** A HEAD request: headers only, or the body would be read as the next response. */
   head: boolean;
 }
@@ -140,6 +151,7 @@ function sendError(res: HttpResponse, state: ResponseState, e: WebDriverError): 
 function send(res: HttpResponse, state: ResponseState, status: number, body: string): void {
   if (state.aborted) return;
   state.aborted = true; // answered: never touch res again
+  state.answered = true;
   res.cork(() => {
     res
       .writeStatus(STATUS_TEXT[status] ?? `${status} Error`)

@@ -110,3 +110,22 @@ describe('execute async', () => {
     await s.post('/timeouts', { script: 30000 });
   });
 });
+
+describe('user activation', () => {
+  test('reads (find, property, text, title) give the page no user activation', async () => {
+    // A property whose getter reports, at the moment it is read, whether the page was ever activated.
+    await s.navigate(
+      pages.page(
+        `<p id="a">text</p><script>
+          Object.defineProperty(document.getElementById('a'), 'activated', { get: () => navigator.userActivation.hasBeenActive });
+        </script>`,
+        'activation',
+      ),
+    );
+    const a = await s.find('#a');
+    await s.post('/elements', { using: 'css selector', value: 'p' });
+    assert.equal(await s.get(`/element/${a}/text`), 'text');
+    assert.equal(await s.get('/title'), 'activation');
+    assert.equal(await s.get(`/element/${a}/property/activated`), false);
+  });
+});

@@ -2,6 +2,7 @@
 // top-level document paginated as PDF.
 import { InvalidParametersError, UnsupportedPrimitiveError } from '../../../backends/backend.ts';
 import { error } from '../errors.ts';
+import { base64Json } from '../json.ts';
 import { callAtom } from '../page/index.ts';
 import { parsePrintParameters } from '../print.ts';
 import { sessionCommand } from './types.ts';
@@ -21,7 +22,7 @@ export const printPage = sessionCommand({
     // Spec: the current top-level browsing context's document, even when a frame is current.
     const handle = await session.currentTopLevel();
     try {
-      return await session.browser.printToPdf(handle, options);
+      return base64Json(await session.browser.printToPdf(handle, options));
     } catch (e) {
       // As chromedriver: margins leaving no room, or page ranges past the last page.
       if (e instanceof InvalidParametersError) throw error('invalid argument', `the browser cannot print with these parameters: ${e.message}`);

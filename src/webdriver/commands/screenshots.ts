@@ -3,6 +3,7 @@
 import { NoSuchWindowError, type Rect } from '../../../backends/backend.ts';
 import { error, WebDriverError } from '../errors.ts';
 import { toTopLevelViewport } from '../frames.ts';
+import { base64Json, type JsonText } from '../json.ts';
 import { callAtom } from '../page/index.ts';
 import type { Session } from '../session.ts';
 import { sessionCommand } from './types.ts';
@@ -11,9 +12,9 @@ import { sessionCommand } from './types.ts';
  * Spec "draw a bounding box from the framebuffer" + "encode a canvas as Base64": the browser
  * paints and encodes; a failure to capture is `unable to capture screen`.
  */
-async function capture(session: Session, handle: string, clip?: Rect): Promise<string> {
+async function capture(session: Session, handle: string, clip?: Rect): Promise<JsonText> {
   try {
-    return await session.browser.screenshot(handle, clip);
+    return base64Json(await session.browser.screenshot(handle, clip));
   } catch (e) {
     if (e instanceof WebDriverError || e instanceof NoSuchWindowError) throw e;
     throw error('unable to capture screen', e instanceof Error ? e.message : String(e));

@@ -46,10 +46,13 @@ if (answer.error !== undefined) throw new Error(answer.error + ': ' + answer.mes
 return answer.value;
 }`;
 
+/** A page operation: the installed atom (bound as `this`) runs it. */
+const OP_CALL = 'function (op, args) { return this(op, args); }';
+
 /** Execute Script's declaration: the user's body is a sloppy-mode function outside our scope. */
 function executeDeclaration(body: string): string {
   return `function (wdgateOp, wdgateArgs) {
-return (${ATOM})(wdgateOp, wdgateArgs, function () {
+return this(wdgateOp, wdgateArgs, function () {
 ${body}
 });
 }`;
@@ -70,10 +73,14 @@ const contextId = (context: BrowsingContext): string => context.frames.at(-1) ??
 
 const CONTEXT_GONE = /Execution context was destroyed|Cannot find context|Inspected target navigated/i;
 
-async function call(session: Session, context: BrowsingContext, declaration: string, op: string, args: unknown, retry: boolean): Promise<unknown> {
+/**
+ * Run `declaration` with the atom bound to it (installed once per document by the backend).
+ * `retry`: the op is idempotent. `userActivation`: a user's script, which may need it.
+ */
+async function call(session: Session, context: BrowsingContext, declaration: string, op: string, args: unknown, retry: boolean, userActivation = false): Promise<unknown> {
   let result: AtomResult;
   try {
-    result = (await session.browser.callFunction(context, declaration, [op, args])) as AtomResult;
+    result = (await session.browser.callFunction(context, declaration, [op, args], { library: ATOM, userActivation })) as AtomResult;
   } catch (e) {
     // The document was replaced under the call (a navigation): an idempotent op tries again.
     if (retry && e instanceof Error && CONTEXT_GONE.test(e.message)) return call(session, context, declaration, op, args, false);
@@ -99,12 +106,12 @@ async function call(session: Session, context: BrowsingContext, declaration: str
 
 /** Run page operation `op` (from a page/*.js file) in the session's current browsing context. */
 export async function callAtom<T = unknown>(session: Session, op: string, args: unknown = {}): Promise<T> {
-  return (await call(session, await session.currentContext(), ATOM, op, args, true)) as T;
+  return (await call(session, await session.currentContext(), OP_CALL, op, args, true)) as T;
 }
 
 /** Run page operation `op` in a given browsing context (frames: an ancestor of the current one, say). */
 export async function callAtomIn<T = unknown>(session: Session, context: BrowsingContext, op: string, args: unknown = {}): Promise<T> {
-  return (await call(session, context, ATOM, op, args, true)) as T;
+  return (await call(session, context, OP_CALL, op, args, true)) as T;
 }
 
 /** Spec "execute a function body" with deserialized arguments, JSON-cloned result. */
@@ -118,7 +125,7 @@ export async function executeInPage(
   const context = await session.currentContext();
   // Frames: web frame / web window references among the arguments, located for the page.
   const references = await argumentReferences(session, context, args);
-  const run = call(session, context, executeDeclaration(body), 'executeScript', { args, async, references }, false);
+  const run = call(session, context, executeDeclaration(body), 'executeScript', { args, async, references }, false, true);
   // null: no timeout. Past 2^31-1 ms Node timers fire at once, and no script runs that long.
   if (timeoutMs === null || timeoutMs > 2 ** 31 - 1) return run;
   let timer: NodeJS.Timeout | undefined;
