@@ -2,6 +2,7 @@
 import { rm } from 'node:fs/promises';
 import type { Backend, BackendEnvironment } from '../backends/backend.ts';
 import { createBackends, deadGatewayDirs } from '../backends/index.ts';
+import { createLogger, type Logger } from './ops/log.ts';
 import { Pool } from './pool/pool.ts';
 import { SESSION_DIR_PREFIX } from './webdriver/session.ts';
 import type { Config } from './config.ts';
@@ -16,7 +17,7 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(config: Config, log: (line: string) => void = console.log): Promise<RunningGateway> {
+export async function startGateway(config: Config, log: Logger = createLogger(config.logLevel)): Promise<RunningGateway> {
   const backends = await createBackends({ native: config.native });
   // Leftovers of a gateway that died without cleaning up: its browsers, profiles, upload dirs.
   for (const backend of backends) await backend.sweep(config.tempDir);
@@ -40,6 +41,7 @@ export async function startGateway(config: Config, log: (line: string) => void =
     pool,
     admission: { maxSessions: config.maxSessions, maxQueued: config.maxQueuedSessions, queueTimeout: config.sessionQueueTimeout },
     sessionIdleTimeout: config.sessionIdleTimeout,
+    log,
   });
   const tls = config.certificate ? { certFile: config.certificate, keyFile: config.certificateKey ?? config.certificate } : undefined;
   const server = await startServer(gateway, {
@@ -50,7 +52,9 @@ export async function startGateway(config: Config, log: (line: string) => void =
   });
   const scheme = tls ? 'https' : 'http';
   const url = `${scheme}://${config.listenAddress.includes(':') ? `[${config.listenAddress}]` : config.listenAddress}:${server.port}`;
-  log(
+  // The start line tells where the gateway listens (--port 0): written whatever the log level.
+  log.child({}, { level: 'info' }).info(
+    { event: 'listening', url, backends: backends.map((b) => b.name), uWebSockets: uwsImplementation, headless: config.headless },
     `wdgate listening on ${url} backends=${backends.map((b) => b.name).join(',')} uWebSockets.js=${uwsImplementation}` +
       (config.headless ? ' headless' : ''),
   );
@@ -81,9 +85,9 @@ function warmDefault(pool: Pool, backends: Backend[], environment: BackendEnviro
 }
 
 /** Make SIGINT/SIGTERM end every session before exiting; kill what is left on any exit. */
-export function installShutdown(running: RunningGateway, log: (line: string) => void = console.error): void {
+export function installShutdown(running: RunningGateway): void {
   const shutdown = (signal: string) => {
-    log(`wdgate: ${signal}, ending ${running.gateway.sessions.size} session(s)`);
+    running.gateway.log.info({ event: 'shutdown', signal, sessions: running.gateway.sessions.size }, `wdgate: ${signal}, ending every session`);
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
     void running.close().finally(() => process.exit(0));

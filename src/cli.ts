@@ -20,7 +20,10 @@ Usage: wdgate [options]
   --debug-process=<name>            make a browser process wait for a debugger at start;
                                     <name> is one of: renderer, gpu, utility
   --default-time-zone <zone>        IANA time zone for every session (e.g. Europe/Berlin)
-  --max-sessions <n>                sessions at once (default 8)
+  --max-sessions <n>                sessions at once (default 8); more New Session requests
+                                    wait in a queue (maxQueuedSessions, sessionQueueTimeout)
+  --log-level <level>               fatal, error, warn, info (default), debug, trace or silent;
+                                    logs are JSON lines on standard output
   --config <file>                   JSON settings file (keys as in config/default.json)
   --help                            show this help
   --version                         show the version
@@ -37,6 +40,7 @@ const OPTIONS = {
   'debug-process': { type: 'string' },
   'default-time-zone': { type: 'string' },
   'max-sessions': { type: 'string' },
+  'log-level': { type: 'string' },
   config: { type: 'string' },
   help: { type: 'boolean' },
   version: { type: 'boolean' },
@@ -75,6 +79,7 @@ function configFromArgs(argv: string[]): Config {
       debugProcess: values['debug-process'],
       defaultTimeZone: values['default-time-zone'],
       maxSessions: values['max-sessions'],
+      logLevel: values['log-level'],
     });
   } catch (e) {
     if (e instanceof ConfigError) usageError(e.message);

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { DEBUG_PROCESS_SWITCHES } from '../backends/index.ts';
 import type { PoolConfig } from './pool/pool.ts';
+import { LOG_LEVELS, type LogLevel } from './ops/log.ts';
 import defaults from '../config/default.json' with { type: 'json' };
 
 export interface Config {
@@ -24,6 +25,7 @@ export interface Config {
   /** A session no command used for this long is ended (ms). */
   sessionIdleTimeout: number;
   pool: PoolConfig;
+  logLevel: LogLevel;
   maxBodyBytes: number;
   tempDir: string;
   native: { binary: string; allowedBinaries: string[] };
@@ -106,6 +108,10 @@ const SCHEMA: Record<keyof Config, Check> = {
   sessionQueueTimeout: int(0, 2 ** 31 - 1),
   sessionIdleTimeout: int(100, 2 ** 31 - 1),
   pool,
+  logLevel: (v, name) => {
+    if (!(LOG_LEVELS as readonly unknown[]).includes(v)) throw new ConfigError(`${name} must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(v)})`);
+    return v;
+  },
   maxBodyBytes: int(1024, 2 ** 31),
   tempDir: nullable(str),
   native,

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { error, serializeError, toWebDriverError, type WebDriverError } from '../webdriver/errors.ts';
 import type { Gateway } from '../webdriver/gateway.ts';
-import { JsonText } from '../webdriver/json.ts';
+import { JsonText, TextBody } from '../webdriver/json.ts';
 import { matchRoute } from './routes.ts';
 import { checkRequest } from './security.ts';
 
@@ -92,7 +92,10 @@ function handle(gateway: Gateway, options: ServerOptions, res: HttpResponse, req
   const { route, urlParams } = match;
   const run = (body: unknown) =>
     gateway.execute(route.command, urlParams, body, request).then(
-      (value) => send(res, state, 200, value instanceof JsonText ? `{"value":${value.text}}` : JSON.stringify({ value: value === undefined ? null : value })),
+      (value) =>
+        value instanceof TextBody
+          ? send(res, state, 200, value.text, value.contentType)
+          : send(res, state, 200, value instanceof JsonText ? `{"value":${value.text}}` : JSON.stringify({ value: value === undefined ? null : value })),
       (e) => sendError(res, state, toWebDriverError(e)),
     );
 
@@ -148,14 +151,14 @@ function sendError(res: HttpResponse, state: ResponseState, e: WebDriverError): 
   send(res, state, status, body);
 }
 
-function send(res: HttpResponse, state: ResponseState, status: number, body: string): void {
+function send(res: HttpResponse, state: ResponseState, status: number, body: string, contentType = JSON_TYPE): void {
   if (state.aborted) return;
   state.aborted = true; // answered: never touch res again
   state.answered = true;
   res.cork(() => {
     res
       .writeStatus(STATUS_TEXT[status] ?? `${status} Error`)
-      .writeHeader('Content-Type', JSON_TYPE)
+      .writeHeader('Content-Type', contentType)
       .writeHeader('Cache-Control', 'no-cache');
     // (endWithoutBody(length) leaves this uWS build's response unfinished: no length given.)
     if (state.head) res.endWithoutBody();

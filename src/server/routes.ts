@@ -17,6 +17,8 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/session', command: 'newSession' },
   { method: 'DELETE', path: S, command: 'deleteSession' },
   { method: 'GET', path: '/status', command: 'status' },
+  // Not W3C: Prometheus metrics for operators (src/ops/).
+  { method: 'GET', path: '/metrics', command: 'metrics' },
   { method: 'GET', path: `${S}/timeouts`, command: 'getTimeouts' },
   { method: 'POST', path: `${S}/timeouts`, command: 'setTimeouts' },
   { method: 'POST', path: `${S}/url`, command: 'navigateTo' },

@@ -1,11 +1,13 @@
 // The W3C layer's entry point: find the command, the session, parse parameters, run the handler.
 // The HTTP edge calls `execute`; it never sees a session or a backend.
 import type { Backend, BackendEnvironment } from '../../backends/backend.ts';
+import type { Logger } from '../ops/log.ts';
+import { Metrics } from '../ops/metrics.ts';
 import type { Pool } from '../pool/pool.ts';
 import { Admission, type AdmissionConfig } from './admission.ts';
 import { commands } from './commands/index.ts';
 import { UserPromptOpenedError } from '../../backends/backend.ts';
-import { error } from './errors.ts';
+import { error, toWebDriverError } from './errors.ts';
 import { handleAnyUserPrompts } from './prompts.ts';
 import { Sessions } from './sessions.ts';
 
@@ -17,6 +19,7 @@ export interface GatewayOptions {
   admission: AdmissionConfig;
   /** A session no command used for this long is ended (ms). */
   sessionIdleTimeout: number;
+  log: Logger;
 }
 
 /** What the edge knows of a request beyond its command: the client going away. */
@@ -25,7 +28,9 @@ export interface RequestContext {
 }
 
 export class Gateway {
-  readonly sessions = new Sessions();
+  readonly sessions: Sessions;
+  readonly log: Logger;
+  readonly metrics: Metrics;
   readonly backends: Backend[];
   readonly environment: BackendEnvironment;
   readonly pool: Pool;
@@ -37,7 +42,14 @@ export class Gateway {
     this.environment = options.environment;
     this.pool = options.pool;
     this.admission = new Admission(options.admission);
+    this.log = options.log;
+    this.sessions = new Sessions(options.log);
     this.sessions.reapIdle(options.sessionIdleTimeout);
+    this.metrics = new Metrics({
+      sessionsActive: () => this.sessions.size,
+      sessionsQueued: () => this.admission.queued,
+      pool: () => this.pool.stats(),
+    });
   }
 
   get maxSessions(): number {
@@ -50,6 +62,22 @@ export class Gateway {
 
   /** Run one command. Throws WebDriverError (or anything, which the edge maps to unknown error). */
   async execute(name: string, urlParams: Record<string, string>, body: unknown, request: RequestContext = {}): Promise<unknown> {
+    const started = performance.now();
+    try {
+      return await this.#execute(name, urlParams, body, request);
+    } catch (e) {
+      const code = toWebDriverError(e).code;
+      const ms = Math.round((performance.now() - started) * 10) / 10;
+      this.metrics.commandErrors.inc({ command: name, error: code });
+      // One line per failed command: never its body (it may hold a user's data).
+      this.log.info({ event: 'command failed', sessionId: urlParams.sessionId, command: name, error: code, ms });
+      throw e;
+    } finally {
+      this.metrics.commandDuration.observe({ command: name }, (performance.now() - started) / 1000);
+    }
+  }
+
+  async #execute(name: string, urlParams: Record<string, string>, body: unknown, request: RequestContext): Promise<unknown> {
     const command = commands[name];
     if (!command) throw error('unsupported operation', `${name} is not implemented yet`);
     if (!command.session) {

@@ -1,5 +1,6 @@
-// A command's value that is JSON text already: the edge writes it into the response as it is,
-// instead of serializing a (large) string again. Screenshots and PDFs are megabytes of base64.
+// Command values the edge writes as they are. JsonText: a value that is JSON text already, put
+// into the `{"value": ...}` envelope without serializing a (large) string again (screenshots and
+// PDFs are megabytes of base64). TextBody: a whole response body of another type (/metrics).
 
 export class JsonText {
   constructor(readonly text: string) {}
@@ -8,4 +9,11 @@ export class JsonText {
 /** A base64 string as JSON text: its alphabet needs no escaping. */
 export function base64Json(base64: string): JsonText {
   return new JsonText(`"${base64}"`);
+}
+
+export class TextBody {
+  constructor(
+    readonly contentType: string,
+    readonly text: string,
+  ) {}
 }

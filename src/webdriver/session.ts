@@ -44,6 +44,7 @@ export class Session {
    */
   readonly knownDocuments = new Map<string, string>();
   ended = false;
+  readonly createdAt = Date.now();
   /** When the last command ended (or the session started): idle sessions are reaped. */
   lastActivity = Date.now();
   /** Commands running or queued: a session is never idle while one is. */

@@ -1,5 +1,6 @@
 // The registry of live sessions. Whoever creates a session adds it here; ending it (delete,
 // last window closed, browser crash, idle timeout, gateway shutdown) always goes through `end`.
+import type { Logger } from '../ops/log.ts';
 import type { Session } from './session.ts';
 
 /** Why ended sessions ended, for the `invalid session id` message of a late command. */
@@ -11,6 +12,11 @@ export class Sessions {
   /** Browsers still being given back after their session ended (the client already has its answer). */
   readonly #closing = new Set<Promise<void>>();
   #reaper: NodeJS.Timeout | undefined;
+  readonly #log: Logger;
+
+  constructor(log: Logger) {
+    this.#log = log;
+  }
 
   get size(): number {
     return this.#byId.size;
@@ -42,6 +48,7 @@ export class Sessions {
     session.ended = true;
     this.#byId.delete(session.id);
     this.#endings.set(session.id, reason);
+    this.#log.info({ event: 'session ended', sessionId: session.id, reason, ageMs: Date.now() - session.createdAt });
     if (this.#endings.size > REMEMBERED_ENDINGS) this.#endings.delete(this.#endings.keys().next().value!);
     // The session's temporary files (uploads) go with it; shutdown waits for both.
     const closing = Promise.all([session.release(), session.removeTemporaryFiles()]).then(() => {});

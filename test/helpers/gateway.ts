@@ -45,7 +45,10 @@ export async function startGateway(args: string[] = [], options: StartOptions = 
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   if (configDir) void exited.then(() => rmSync(configDir, { recursive: true, force: true }));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`wdgate did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL'); // never leave a gateway that did not start behind
+      reject(new Error(`wdgate did not start:\n${output}`));
+    }, 20_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const m = /listening on https?:\/\/[^\s]*:(\d+)/.exec(output);

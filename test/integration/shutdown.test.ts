@@ -15,12 +15,16 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`${signal} with live sessions ends every browser and profile`, async () => {
     const gw = await startGateway();
     const pid = gw.process.pid!;
-    await Promise.all([gw.client.newSession(), gw.client.newSession()]);
-    assert.ok((await leftoverBrowsers(pid)) > 0, 'the sessions should have browsers');
-    assert.ok(profilesOf(pid).length >= 1);
     const exited = new Promise<number | null>((r) => gw.process.once('exit', (code) => r(code)));
-    gw.process.kill(signal);
-    assert.equal(await exited, 0);
+    try {
+      await Promise.all([gw.client.newSession(), gw.client.newSession()]);
+      assert.ok((await leftoverBrowsers(pid)) > 0, 'the sessions should have browsers');
+      assert.ok(profilesOf(pid).length >= 1);
+      gw.process.kill(signal);
+      assert.equal(await exited, 0);
+    } finally {
+      await gw.stop(); // a failed assertion must not leave the gateway running
+    }
     assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
     assert.deepEqual(profilesOf(pid), []);
   });
@@ -43,11 +47,14 @@ test('with a browser per session and nothing warm, Delete Session ends its brows
 test('a gateway killed with SIGKILL leaves orphans that the next start sweeps', async () => {
   const first = await startGateway();
   const pid = first.process.pid!;
-  const s = await first.client.newSession();
-  // An upload gives the session a temporary directory too.
-  await s.post('/se/file', { file: makeZip([{ name: 'a.txt', data: Buffer.from('a') }]).toString('base64') });
-  first.process.kill('SIGKILL');
-  await first.stop();
+  try {
+    const s = await first.client.newSession();
+    // An upload gives the session a temporary directory too.
+    await s.post('/se/file', { file: makeZip([{ name: 'a.txt', data: Buffer.from('a') }]).toString('base64') });
+  } finally {
+    first.process.kill('SIGKILL');
+    await first.stop();
+  }
   assert.ok((await leftoverBrowsers(pid)) > 0, 'a killed gateway cannot clean up after itself');
   assert.equal(sessionDirsOf(pid).length, 1);
   const second = await startGateway();

@@ -98,13 +98,15 @@ describe('route table', () => {
     }
   });
 
-  test('the table holds the W3C endpoints plus Selenium file upload, each once', () => {
+  test('the table holds the W3C endpoints plus Selenium file upload and the metrics, each once', () => {
     const keys = routes.map((r) => `${r.method} ${r.path}`);
     assert.equal(new Set(keys).size, keys.length, 'a method and path appear twice');
     assert.equal(new Set(routes.map((r) => r.command)).size, routes.length, 'a command name appears twice');
-    assert.equal(routes.length, SPEC_ENDPOINTS.length + 1);
+    assert.equal(routes.length, SPEC_ENDPOINTS.length + 2);
     const upload = matchRoute('POST', '/session/S/se/file');
     assert.ok(upload.kind === 'found' && upload.route.command === 'uploadFile');
+    const metrics = matchRoute('GET', '/metrics');
+    assert.ok(metrics.kind === 'found' && metrics.route.command === 'metrics');
   });
 });
 

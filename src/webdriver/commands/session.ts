@@ -13,14 +13,26 @@ const DEFAULT_PROMPT_BEHAVIOR = 'dismiss and notify';
 
 export const newSession = globalCommand({
   async handler({ gateway, request }, params: unknown) {
-    if (gateway.closing) throw error('session not created', 'the gateway is shutting down');
-    const { capabilities, matched } = processCapabilities(params, (caps) => matchBackends(gateway.backends, caps, gateway.environment));
-    // A slot first (waiting in the queue while every slot is taken), then a prepared context.
-    const ticket = await gateway.admission.admit(request.signal);
+    const started = Date.now();
+    let ticket: Ticket | undefined;
     try {
-      return await createSession(gateway, capabilities, matched, ticket);
+      if (gateway.closing) throw error('session not created', 'the gateway is shutting down');
+      const { capabilities, matched } = processCapabilities(params, (caps) => matchBackends(gateway.backends, caps, gateway.environment));
+      // A slot first (waiting in the queue while every slot is taken), then a prepared context.
+      ticket = await gateway.admission.admit(request.signal);
+      const created = await createSession(gateway, capabilities, matched, ticket);
+      gateway.metrics.sessionsCreated.inc();
+      gateway.log.info({
+        event: 'session created',
+        sessionId: created.sessionId,
+        backend: matched.backend.name,
+        browser: `${created.capabilities.browserName} ${created.capabilities.browserVersion}`,
+        ms: Date.now() - started,
+      });
+      return created;
     } catch (e) {
-      ticket.release();
+      ticket?.release();
+      gateway.metrics.sessionsFailed.inc();
       throw e;
     }
   },
@@ -52,8 +64,9 @@ async function createSession(
     strictFileInteractability: capabilities.strictFileInteractability === true,
     unhandledPromptBehavior: (capabilities.unhandledPromptBehavior as PromptHandlerConfig | undefined) ?? DEFAULT_PROMPT_BEHAVIOR,
     release: async () => {
-      await lease.release();
+      // The slot is free at once; the context is disposed of meanwhile.
       ticket.release();
+      await lease.release();
     },
   });
   gateway.sessions.add(session);

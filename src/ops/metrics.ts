@@ -1,0 +1,83 @@
+// Prometheus metrics (prom-client), served at GET /metrics: sessions active, queued, created and
+// failed; the pool's browsers and contexts per key; command latency by command name.
+import client from 'prom-client';
+import type { KeyStats } from '../pool/pool.ts';
+
+/** What the metrics read from the gateway when scraped. */
+export interface MetricsSource {
+  sessionsActive(): number;
+  sessionsQueued(): number;
+  pool(): KeyStats[];
+}
+
+export class Metrics {
+  readonly registry = new client.Registry();
+  readonly sessionsCreated: client.Counter;
+  readonly sessionsFailed: client.Counter;
+  readonly commandDuration: client.Histogram<'command'>;
+  readonly commandErrors: client.Counter<'command' | 'error'>;
+
+  constructor(source: MetricsSource) {
+    const registers = [this.registry];
+    this.sessionsCreated = new client.Counter({ name: 'wdgate_sessions_created_total', help: 'Sessions created', registers });
+    this.sessionsFailed = new client.Counter({ name: 'wdgate_sessions_failed_total', help: 'New Session requests that failed', registers });
+    this.commandDuration = new client.Histogram({
+      name: 'wdgate_command_duration_seconds',
+      help: 'Time from a command reaching its session to its answer, by W3C command name',
+      labelNames: ['command'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    this.commandErrors = new client.Counter({
+      name: 'wdgate_command_errors_total',
+      help: 'Commands that answered an error, by command and W3C error code',
+      labelNames: ['command', 'error'],
+      registers,
+    });
+    new client.Gauge({
+      name: 'wdgate_sessions_active',
+      help: 'Sessions open now',
+      registers,
+      collect() {
+        this.set(source.sessionsActive());
+      },
+    });
+    new client.Gauge({
+      name: 'wdgate_sessions_queued',
+      help: 'New Session requests waiting for a free slot',
+      registers,
+      collect() {
+        this.set(source.sessionsQueued());
+      },
+    });
+    new client.Gauge({
+      name: 'wdgate_pool_browsers',
+      help: 'Browser processes per pool key',
+      labelNames: ['backend', 'key'],
+      registers,
+      collect() {
+        this.reset();
+        for (const stats of source.pool()) this.set({ backend: stats.backend, key: JSON.stringify(stats.key) }, stats.browsers);
+      },
+    });
+    new client.Gauge({
+      name: 'wdgate_pool_contexts',
+      help: 'Browser contexts per pool key: leased to sessions (in_use) or prepared (free)',
+      labelNames: ['backend', 'key', 'state'],
+      registers,
+      collect() {
+        this.reset();
+        for (const stats of source.pool()) {
+          const labels = { backend: stats.backend, key: JSON.stringify(stats.key) };
+          this.set({ ...labels, state: 'in_use' }, stats.inUse);
+          this.set({ ...labels, state: 'free' }, stats.free);
+        }
+      },
+    });
+  }
+
+  /** The exposition text (Prometheus format) and its content type. */
+  async scrape(): Promise<{ contentType: string; text: string }> {
+    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+  }
+}
