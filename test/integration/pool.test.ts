@@ -2,6 +2,8 @@
 // crash recovery, against real Chromium through the real server.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Session } from '../helpers/client.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
@@ -98,6 +100,45 @@ describe('a warm pool shared by isolated sessions', () => {
     } finally {
       await a.end();
       await b.end();
+    }
+  });
+
+  test('the HTTP cache and permissions of one session are not another’s', async () => {
+    // A script the browser may cache for an hour: a second fetch in one session comes from its cache.
+    let fetches = 0;
+    const server = createServer((req, res) => {
+      if (req.url === '/cached.js') {
+        fetches++;
+        res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'public, max-age=3600' });
+        return res.end('window.cachedScriptRan = true;');
+      }
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<title>cache</title><script src="/cached.js"></script>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const page = `http://127.0.0.1:${(server.address() as AddressInfo).port}/page`;
+    const a = await gw.client.newSession();
+    const b = await gw.client.newSession();
+    try {
+      await a.navigate(page);
+      await a.navigate(`${page}?again`);
+      assert.equal(await a.execute('return window.cachedScriptRan'), true);
+      assert.equal(fetches, 1, 'the script was not cached within a session');
+      await b.navigate(page);
+      assert.equal(await b.execute('return window.cachedScriptRan'), true);
+      assert.equal(fetches, 2, 'the second session was served from the first one’s cache');
+
+      // A permission the page asked for (headless denies it) stays with the session that asked.
+      const state = 'return navigator.permissions.query({ name: "notifications" }).then((p) => p.state)';
+      assert.equal(await a.execute(state), 'prompt');
+      assert.equal(await a.execute('return Notification.requestPermission()'), 'denied');
+      assert.equal(await a.execute(state), 'denied');
+      assert.equal(await b.execute(state), 'prompt');
+    } finally {
+      await a.end();
+      await b.end();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 
