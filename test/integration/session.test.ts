@@ -268,6 +268,21 @@ describe('timeouts', () => {
     }
   });
 
+  test('a body that is JSON but not an object is invalid argument on every command with parameters', async () => {
+    const before = await s.get('/timeouts');
+    const handles = await s.get('/window/handles');
+    for (const path of ['/timeouts', '/window/new', '/window/rect', '/url', '/execute/sync', '/cookie', '/actions', '/window']) {
+      for (const body of ['null', '[]', '"x"', '1']) {
+        const reply = await s.raw('POST', path, body);
+        assert.equal(reply.status, 400, `${path} ${body}: ${JSON.stringify(reply.value)}`);
+        assert.equal(reply.value.error, 'invalid argument', `${path} ${body}`);
+      }
+    }
+    // Nothing was done: no timeouts changed, no window opened.
+    assert.deepEqual(await s.get('/timeouts'), before);
+    assert.deepEqual(await s.get('/window/handles'), handles);
+  });
+
   test('bad values are invalid argument and change nothing', async () => {
     const bad = [
       { implicit: -1 },

@@ -175,8 +175,11 @@ describe('window rect and state', () => {
     // Selenium sends x and y as null when only the size changes.
     assert.deepEqual(await s.post('/window/rect', { x: null, y: null, width: 640, height: 480 }), { x: 10, y: 20, width: 640, height: 480 });
     assert.deepEqual(await s.post('/window/rect', { x: 30, y: 40 }), { x: 30, y: 40, width: 640, height: 480 });
-    assert.deepEqual(await s.post('/window/rect', { height: 450 }), { x: 30, y: 40, width: 640, height: 450 });
-    assert.deepEqual(await s.post('/window/rect', {}), { x: 30, y: 40, width: 640, height: 450 });
+    // Each pair applies only whole (spec: "if width and height are not null", "if x and y …").
+    for (const lone of [{ height: 450 }, { width: 600 }, { x: 70 }, { y: 80 }, { x: 70, y: null, width: 600 }, {}]) {
+      assert.deepEqual(await s.post('/window/rect', lone), { x: 30, y: 40, width: 640, height: 480 }, JSON.stringify(lone));
+    }
+    assert.deepEqual(await s.post('/window/rect', { width: 640, height: 450 }), { x: 30, y: 40, width: 640, height: 450 });
     // Numbers are allowed, not only integers (spec; WPT): fractions are dropped.
     assert.deepEqual(await s.post('/window/rect', { x: 50.7, y: 60, width: 550.5, height: 420.9 }), { x: 50, y: 60, width: 550, height: 420 });
     await s.post('/window/rect', { x: 0, y: 0, width: 1280, height: 800 });

@@ -153,10 +153,10 @@ export const setWindowRect = sessionCommand({
   async handler({ session }, { x, y, width, height }) {
     const handle = await session.currentTopLevel();
     const rect: Partial<Rect> = {};
-    if (x !== null) rect.x = x;
-    if (y !== null) rect.y = y;
-    if (width !== null) rect.width = width;
-    if (height !== null) rect.height = height;
+    // Spec steps "if width and height are not null" / "if x and y are not null": each pair
+    // applies only whole; a lone width or x is ignored.
+    if (width !== null && height !== null) Object.assign(rect, { width, height });
+    if (x !== null && y !== null) Object.assign(rect, { x, y });
     // Spec: fully exit fullscreen and restore the window before setting its rect.
     await session.browser.setWindowState(handle, 'normal');
     await session.browser.setWindowRect(handle, rect);
