@@ -119,6 +119,8 @@ describe('close window', () => {
     await s.fails('GET', '/title', undefined, 'no such window', 404);
     await s.fails('GET', '/url', undefined, 'no such window', 404);
     await s.fails('POST', '/url', { url: 'about:blank' }, 'no such window', 404);
+    // Before the URL is even looked at (spec Navigate To steps 2 and 3).
+    await s.fails('POST', '/url', { url: 'not a url' }, 'no such window', 404);
     await s.fails('POST', '/back', {}, 'no such window', 404);
     await s.fails('POST', '/refresh', {}, 'no such window', 404);
     await s.fails('POST', '/execute/sync', { script: 'return 1', args: [] }, 'no such window', 404);

@@ -15,9 +15,11 @@ async function topLevelForNavigation(session: Session): Promise<string> {
 export const navigateTo = sessionCommand({
   params: p.object({ url: p.string }),
   async handler({ session }, { url }) {
-    // Spec: "If url is not an absolute URL or is not an absolute URL with fragment, invalid argument".
+    // Spec order: a closed current top-level browsing context is no such window before the URL
+    // is looked at; then "if url is not an absolute URL …, invalid argument".
+    const handle = await session.currentTopLevel();
     if (!URL.canParse(url)) throw error('invalid argument', `url must be an absolute URL (got ${JSON.stringify(url)})`);
-    const handle = await topLevelForNavigation(session);
+    session.frames = [];
     await session.browser.navigate(handle, url, session.pageLoadStrategy, session.timeouts.pageLoad);
     return null;
   },
