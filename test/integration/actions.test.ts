@@ -178,6 +178,17 @@ describe('mouse actions', () => {
     );
   });
 
+  test('each Perform Actions counts clicks afresh: a double click right after a click is one double click', async () => {
+    // Selenium's click() then doubleClick(): chromedriver counts within one call only (w3c/webdriver#1772).
+    await focusedPage();
+    await perform([mouse('m', move(150, 130), press(), lift())]);
+    await perform([mouse('m', move(150, 130), press(), lift(), press(), lift())]);
+    assert.deepEqual(
+      (await events(['mousedown', 'click', 'dblclick'])).map((e) => `${e.type} ${e.detail}`),
+      ['mousedown 1', 'click 1', 'mousedown 1', 'click 1', 'mousedown 2', 'click 2', 'dblclick 2'],
+    );
+  });
+
   test('clicks further apart than the double-click time are two single clicks', async () => {
     await focusedPage();
     await perform([mouse('m', move(150, 130), press(), lift(), pause(650), press(), lift())]);
