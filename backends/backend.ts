@@ -292,7 +292,7 @@ export interface DrivenBrowser {
   /** Call a function that returns an <input type=file> and set its selected files. */
   setFileInputFiles(context: BrowsingContext, functionDeclaration: string, args: unknown[], files: string[]): Promise<void>;
 
-  // Frames (spec §11.3). A frame is named by the backend's frame id; callFunction and
+  // Frames (spec §11.6). A frame is named by the backend's frame id; callFunction and
   // setFileInputFiles run in the context's last frame and throw NoSuchWindowError once it is gone.
   /**
    * Whether the frame is still attached in the window's page, exactly as it is when asked (not

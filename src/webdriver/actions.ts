@@ -1,5 +1,5 @@
-// Spec §15 "Actions": the input state of a session (§15.2), the actions payload as typed action
-// sequences (§15.3 "Processing actions") and their dispatch tick by tick (§15.4 "Dispatching
+// Spec §15 "Actions": the input state of a session (§15.3), the actions payload as typed action
+// sequences (§15.5 "Processing actions") and their dispatch tick by tick (§15.6 "Dispatching
 // actions"). Perform Actions and Release Actions (commands/actions.ts) wrap this; the page and
 // the browser are reached through an ActionsContext, so that unit tests can stand in for them.
 import {
@@ -20,7 +20,7 @@ export const DOUBLE_CLICK_MS = 500;
 /** How often a pointer move or scroll with a duration dispatches an intermediate event. */
 export const MOVE_INTERVAL_MS = 20;
 
-// ── Action objects (spec §15.3) ──────────────────────────────────────────────────────────────
+// ── Action objects (spec §15.5) ──────────────────────────────────────────────────────────────
 
 export type SourceType = 'none' | 'key' | 'pointer' | 'wheel';
 export type PointerType = 'mouse' | 'pen' | 'touch';
@@ -85,7 +85,7 @@ export interface ScrollAction {
 }
 export type Action = PauseAction | KeyAction | PointerButtonAction | PointerMoveAction | PointerCancelAction | ScrollAction;
 
-// ── Input state (spec §15.2) ─────────────────────────────────────────────────────────────────
+// ── Input state (spec §15.3) ─────────────────────────────────────────────────────────────────
 
 export interface NullSource {
   type: 'none';
@@ -190,7 +190,7 @@ export function resetInputState(session: object, window: string): void {
   inputStates.get(session)?.delete(window);
 }
 
-// ── Processing actions (spec §15.3) ──────────────────────────────────────────────────────────
+// ── Processing actions (spec §15.5) ──────────────────────────────────────────────────────────
 
 function invalid(message: string): never {
   throw error('invalid argument', message);
@@ -394,7 +394,7 @@ function processWheelAction(id: string, item: Record<string, unknown>, path: str
   };
 }
 
-// ── Dispatching actions (spec §15.4) ─────────────────────────────────────────────────────────
+// ── Dispatching actions (spec §15.6) ─────────────────────────────────────────────────────────
 
 export interface Point {
   x: number;
@@ -523,7 +523,7 @@ export async function releaseAll(state: InputState, ctx: ActionsContext): Promis
   await dispatchTickActions(state, undo, 0, ctx);
 }
 
-// ── Keyboard actions (spec §15.4.2) ──────────────────────────────────────────────────────────
+// ── Keyboard actions (spec §15.6.2) ──────────────────────────────────────────────────────────
 
 const MODIFIER_FLAGS = { Alt: 'alt', Control: 'ctrl', Meta: 'meta', Shift: 'shift' } as const;
 
@@ -566,7 +566,7 @@ async function dispatchKeyAction(state: InputState, action: KeyAction, source: K
   });
 }
 
-// ── Pointer actions (spec §15.4.3) ───────────────────────────────────────────────────────────
+// ── Pointer actions (spec §15.6.3) ───────────────────────────────────────────────────────────
 
 /** W3C button number → its MouseEvent.buttons bit (main 1, secondary 2, auxiliary 4, back 8, forward 16). */
 export function buttonBit(button: number): number {

@@ -1,4 +1,4 @@
-// Frames (spec §11.3 and "WindowProxy reference object"): the gateway side of browsing contexts
+// Frames (spec §11.6 and "WindowProxy reference object"): the gateway side of browsing contexts
 // below the top level. A frame is named by the backend's frame id; the current browsing context
 // is session.currentWindow + session.frames (the frame ids from the top down). Here: entering a
 // child browsing context, where a frame's viewport sits in the top-level viewport (input and

@@ -1,6 +1,6 @@
-// The spec's keyboard tables (§17.4.2 "Keyboard actions"): the WebDriver special keys
+// The spec's keyboard tables (§15.6.2 "Keyboard actions"): the WebDriver special keys
 // U+E000–U+E05D with their normalised key value, code and location, and the US layout's shifted
-// characters. Used by Element Send Keys (§12.4.3) and by keyboard actions.
+// characters. Used by Element Send Keys (§12.5.3) and by keyboard actions.
 
 /** KeyboardEvent.location values (UI Events). */
 export const KeyLocation = { Standard: 0, Left: 1, Right: 2, Numpad: 3 } as const;
@@ -134,7 +134,7 @@ export function graphemeClusters(text: string): string[] {
   return Array.from(segmenter.segment(text), (s) => s.segment);
 }
 
-// ── Keyboard actions (spec §15.4.2; the actions chapter) ─────────────────────────────────────
+// ── Keyboard actions (spec §15.6.2; the actions chapter) ─────────────────────────────────────
 
 // The spec's code table for the keys that type characters: the US layout's physical keys,
 // found by their plain or shifted character ('a' and 'A' are both KeyA, '@' is Digit2).

@@ -109,7 +109,9 @@ export async function currentUserPrompt(session: Session): Promise<{ handle: str
  */
 export function watchUserPrompts(session: Session): void {
   session.browser.onUserPromptOpened(async (handle, prompt) => {
-    if (session.ended || prompt.type !== 'beforeunload') return;
+    if (session.ended) return;
+    session.log.debug({ event: 'user prompt opened', sessionId: session.id, window: handle, type: prompt.type });
+    if (prompt.type !== 'beforeunload') return;
     const { handler } = getPromptHandler(session.unhandledPromptBehavior, 'beforeUnload');
     if (handler !== 'ignore') await closePrompt(session, handle, prompt, handler === 'accept');
   });

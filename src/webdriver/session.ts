@@ -1,6 +1,7 @@
-// One WebDriver session (spec §4 "Sessions"): its browser, current browsing context, timeouts
+// One WebDriver session (spec §8 "Sessions"): its browser, current browsing context, timeouts
 // and negotiated behaviour. Commands of a session run one at a time, in arrival order.
 import type { BrowsingContext, DrivenBrowser, PageLoadStrategy } from '../../backends/backend.ts';
+import type { Logger } from '../ops/log.ts';
 import type { TimeoutsConfiguration } from './capabilities.ts';
 import { error } from './errors.ts';
 import { watchUserPrompts } from './prompts.ts';
@@ -20,6 +21,7 @@ export interface SessionInit {
   pageLoadStrategy: PageLoadStrategy;
   strictFileInteractability: boolean;
   unhandledPromptBehavior: PromptHandlerConfig;
+  log: Logger;
   /** Give the browser back (its context is disposed of) and the session's slot. Never throws. */
   release(): Promise<void>;
 }
@@ -32,6 +34,7 @@ export class Session {
   readonly pageLoadStrategy: PageLoadStrategy;
   readonly strictFileInteractability: boolean;
   readonly unhandledPromptBehavior: PromptHandlerConfig;
+  readonly log: Logger;
   /** The current top-level browsing context's window handle; null once it was closed. */
   currentWindow: string | null;
   /** Frame path of the current browsing context below the top level (empty: top level). */
@@ -60,6 +63,7 @@ export class Session {
     this.pageLoadStrategy = init.pageLoadStrategy;
     this.strictFileInteractability = init.strictFileInteractability;
     this.unhandledPromptBehavior = init.unhandledPromptBehavior;
+    this.log = init.log;
     this.currentWindow = init.browser.initialWindow;
     this.release = init.release;
     // Spec §16: beforeunload prompts are handled as they open (src/webdriver/prompts.ts).
@@ -86,7 +90,7 @@ export class Session {
     return handle;
   }
 
-  /** The current browsing context, checked to be open (a frame: still attached, spec §11.3). */
+  /** The current browsing context, checked to be open (a frame: still attached, spec §11.6). */
   async currentContext(): Promise<BrowsingContext> {
     const window = await this.currentTopLevel();
     const frame = this.frames.at(-1);

@@ -1,4 +1,4 @@
-// Cookies (spec §16 "Cookies": Get All / Get Named / Add / Delete / Delete All) against real
+// Cookies (spec §14 "Cookies": Get All / Get Named / Add / Delete / Delete All) against real
 // Chromium through the server. Pages come from the loopback page server (http://127.0.0.1).
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Get Page Source (spec §15.1), Print Page (§18.1) and Get Computed Role / Label (§12.4.9-10)
+// Get Page Source (spec §13.1), Print Page (§18.1) and Get Computed Role / Label (§12.4.9-10)
 // against real Chromium through the server.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

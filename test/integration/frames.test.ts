@@ -1,4 +1,4 @@
-// Switch To Frame / Switch To Parent Frame (spec §11.3), commands in the current browsing
+// Switch To Frame / Switch To Parent Frame (spec §11.6), commands in the current browsing
 // context when it is a frame (same-origin and out-of-process cross-origin ones), and web frame /
 // web window references (spec "WindowProxy reference object", "JSON deserialize"), against real
 // Chromium through the server.

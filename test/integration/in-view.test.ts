@@ -1,4 +1,4 @@
-// Element Click's "in-view center point" (spec §12.4.1) where what a user sees is less than the
+// Element Click's "in-view center point" (spec §12.5.1) where what a user sees is less than the
 // viewport: scroll bars cover part of it, and a frame shows only what its ancestors let through.
 // Sizes are explicit so the geometry does not depend on the machine's fonts.
 import { after, before, describe, test } from 'node:test';

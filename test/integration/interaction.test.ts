@@ -1,4 +1,4 @@
-// Element Click, Element Clear and Element Send Keys (spec §12.4) against real Chromium through
+// Element Click, Element Clear and Element Send Keys (spec §12.5) against real Chromium through
 // the server.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -7,7 +7,7 @@ import { createServer as createHttpServer, type ServerResponse } from 'node:http
 import type { TestGateway } from '../helpers/gateway.ts';
 import { closeSessionFixture, openSessionFixture } from '../helpers/fixture.ts';
 import type { Session } from '../helpers/client.ts';
-import type { PageServer } from '../helpers/pages.ts';
+import { eventually, type PageServer } from '../helpers/pages.ts';
 
 let gw: TestGateway;
 let pages: PageServer;
@@ -35,7 +35,10 @@ async function closedPort(): Promise<number> {
 async function heldPage(html: string) {
   const waiting: ServerResponse[] = [];
   let released = false;
+  let arrived!: () => void;
+  const requested = new Promise<void>((resolve) => (arrived = resolve));
   const server = createHttpServer((_req, res) => {
+    arrived();
     if (released) return res.end(html);
     waiting.push(res);
   });
@@ -52,6 +55,8 @@ async function heldPage(html: string) {
     get released() {
       return released;
     },
+    /** Resolves when the browser's request for the page has arrived (the navigation is under way). */
+    requested,
     release,
     close: () =>
       new Promise<void>((resolve) => {
@@ -123,17 +128,14 @@ describe('navigate to', () => {
       // The reply came while the server still held the response: the navigation had not ended.
       assert.equal(held.released, false);
       // Chromium holds commands for the page until the navigation commits; a command caught
-      // at the switch answers from the new document, not with an error.
+      // at the switch (issued while the response is held) answers from the new document — its
+      // title, or "" while the title is not parsed yet — never from the old one, never an error.
+      await held.requested;
       const title = none.get('/title');
-      await new Promise((r) => setTimeout(r, 100));
       held.release();
-      assert.ok(['held', ''].includes(await title));
-      let now = '';
-      for (let i = 0; i < 100 && now !== 'held'; i++) {
-        now = await none.get('/title');
-        if (now !== 'held') await new Promise((r) => setTimeout(r, 50));
-      }
-      assert.equal(now, 'held');
+      const caught = await title;
+      assert.ok(['held', ''].includes(caught), `the title was ${JSON.stringify(caught)}`);
+      await eventually(async () => (await none.get('/title')) === 'held', 'the new document never showed its title');
       assert.equal(await none.get('/url'), held.url);
     } finally {
       held.release();

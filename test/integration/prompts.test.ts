@@ -14,8 +14,17 @@ let pages: PageServer;
 let s: Session;
 
 before(async () => {
-  ({ gw, pages, s } = await openSessionFixture());
+  // Debug logs say when a prompt opens: tests wait for that, not for time to pass.
+  ({ gw, pages, s } = await openSessionFixture(['--log-level', 'debug']));
 });
+
+/** Resolves once the gateway logs a user prompt opening in `window` after `since` (an output length). */
+function promptOpened(window: string, since: number): Promise<void> {
+  return eventually(
+    () => gw.output().slice(since).split('\n').some((line) => line.includes('"user prompt opened"') && line.includes(`"window":"${window}"`)),
+    `no user prompt opened in ${window}`,
+  );
+}
 
 after(() => closeSessionFixture({ gw, pages, s }));
 
@@ -320,10 +329,11 @@ describe('the default handler: dismiss and notify', () => {
 
   test('a prompt of another window is not the current one; it is handled once that window is current', LIMIT, async () => {
     const first = await s.get('/window');
+    const since = gw.output().length;
     await s.execute("setTimeout(() => { window.dialog_return_value = confirm('elsewhere'); }, 300)");
     const { handle: second } = await s.post('/window/new', { type: 'tab' });
     await s.post('/window', { handle: second });
-    await new Promise((r) => setTimeout(r, 600));
+    await promptOpened(first, since);
     await noAlert(s);
     await s.navigate(pages.page('<p>x</p>', 'second'));
     assert.equal(await s.get('/title'), 'second');

@@ -1,4 +1,4 @@
-// Execute Script and Execute Async Script (spec §15.2) against real Chromium through the server.
+// Execute Script and Execute Async Script (spec §13.2) against real Chromium through the server.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestGateway } from '../helpers/gateway.ts';

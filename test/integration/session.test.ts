@@ -1,4 +1,4 @@
-// New Session, Delete Session, Status and the timeouts commands (spec §7, §9) against real
+// New Session, Delete Session, Status and the timeouts commands (spec §8, §9) against real
 // Chromium through the server.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

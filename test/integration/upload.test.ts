@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import type { Session } from '../helpers/client.ts';
-import { leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';
+import { eventually, leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';
 import { makeZip, mimeBase64, type TestEntry } from '../helpers/zip.ts';
 import { Builder, By, type FileDetector as BaseFileDetector } from 'selenium-webdriver';
 import chrome from 'selenium-webdriver/chrome.js';
@@ -47,14 +47,6 @@ after(async () => {
 });
 
 const upload = (entries: TestEntry[], session = s) => session.post('/se/file', { file: mimeBase64(makeZip(entries)) });
-
-async function until(check: () => boolean, message: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(message);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const READ_FIRST_FILE = `const done = arguments[arguments.length - 1];
 const file = document.getElementById('f').files[0];
@@ -112,11 +104,7 @@ describe('uploading', () => {
     await s.navigate(pages.page('<p>prompt</p>'));
     await s.execute('setTimeout(() => alert("still here"), 0)');
     // Wait for the alert to be open, then upload, then it is still there for the next command.
-    const deadline = Date.now() + 10_000;
-    while ((await s.raw('GET', '/alert/text')).status !== 200) {
-      if (Date.now() > deadline) assert.fail('the alert did not open');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await eventually(async () => (await s.raw('GET', '/alert/text')).status === 200, 'the alert did not open');
     await upload([{ name: 'during-alert.txt', data: 'x' }]);
     assert.equal(await s.get('/alert/text'), 'still here');
     await s.post('/alert/accept');
@@ -214,7 +202,7 @@ describe('cleanup', () => {
     const sessionDir = dirname(dirname(path));
     assert.ok(existsSync(path));
     await other.end();
-    await until(() => !existsSync(sessionDir), `${sessionDir} outlived its session`);
+    await eventually(() => !existsSync(sessionDir), `${sessionDir} outlived its session`);
   });
 
   test('gateway shutdown (SIGTERM) removes every session’s uploads', async () => {

@@ -60,7 +60,7 @@ export const newWindow = sessionCommand({
   },
 });
 
-// ── Frames (spec §11.3) ──────────────────────────────────────────────────────────────────────
+// ── Frames (spec §11.6) ──────────────────────────────────────────────────────────────────────
 // The current browsing context is session.currentWindow + session.frames (backend frame ids
 // from the top down); src/webdriver/frames.ts enters child browsing contexts.
 

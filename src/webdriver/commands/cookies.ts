@@ -1,4 +1,4 @@
-// Spec §16 "Cookies": the cookies of the current browsing context's active document. The
+// Spec §14 "Cookies": the cookies of the current browsing context's active document. The
 // document's URL decides which cookies are "associated" (RFC 6265 §5.4 for the HTTP API,
 // httpOnly ones included); the browser's cookie store does the matching, so a cookie set on
 // 127.0.0.1 is not one of a localhost page's.

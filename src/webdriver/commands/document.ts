@@ -1,4 +1,4 @@
-// Spec §15.1 "Get Page Source" and §18.1 "Print Page": the current document as markup, and the
+// Spec §13.1 "Get Page Source" and §18.1 "Print Page": the current document as markup, and the
 // top-level document paginated as PDF.
 import { InvalidParametersError, UnsupportedPrimitiveError } from '../../../backends/backend.ts';
 import { error } from '../errors.ts';
@@ -7,7 +7,7 @@ import { callAtom } from '../page/index.ts';
 import { parsePrintParameters } from '../print.ts';
 import { sessionCommand } from './types.ts';
 
-// ── Get Page Source (spec §15.1) ─────────────────────────────────────────────────────────────
+// ── Get Page Source (spec §13.1) ─────────────────────────────────────────────────────────────
 
 export const getPageSource = sessionCommand({
   // One page call: the serialization of the current browsing context's document (page/document.js).

@@ -1,4 +1,4 @@
-// Spec §12.4 "Element Interaction": Element Click, Element Clear, Element Send Keys.
+// Spec §12.5 "Element Interaction": Element Click, Element Clear, Element Send Keys.
 // The page atom (page/interact.js) checks and prepares the element in one round trip; input is
 // then dispatched as trusted events through the backend, and a navigation it started is awaited.
 import { access } from 'node:fs/promises';
@@ -19,7 +19,7 @@ async function awaitNavigation(session: Session): Promise<void> {
   await session.browser.waitForPendingNavigation(handle, session.pageLoadStrategy, session.timeouts.pageLoad);
 }
 
-// ── Element Click (spec §12.4.1) ─────────────────────────────────────────────────────────────
+// ── Element Click (spec §12.5.1) ─────────────────────────────────────────────────────────────
 
 /** The page's answer to elementClick: where to click, and the part of the element in view, in its frame's viewport. */
 interface ClickTarget {
@@ -78,7 +78,7 @@ export const elementClick = sessionCommand({
   },
 });
 
-// ── Element Clear (spec §12.4.2) ─────────────────────────────────────────────────────────────
+// ── Element Clear (spec §12.5.2) ─────────────────────────────────────────────────────────────
 
 export const elementClear = sessionCommand({
   async handler({ session, urlParams }) {
@@ -87,7 +87,7 @@ export const elementClear = sessionCommand({
   },
 });
 
-// ── Element Send Keys (spec §12.4.3) ─────────────────────────────────────────────────────────
+// ── Element Send Keys (spec §12.5.3) ─────────────────────────────────────────────────────────
 
 /**
  * Spec "dispatch actions for a string" for one keyboard: each grapheme cluster is pressed and

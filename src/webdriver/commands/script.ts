@@ -1,4 +1,4 @@
-// Spec §15 "Document": Execute Script and Execute Async Script.
+// Spec §13 "Document": Execute Script and Execute Async Script.
 import { p } from '../params.ts';
 import { executeInPage } from '../page/index.ts';
 import { sessionCommand } from './types.ts';

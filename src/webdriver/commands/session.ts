@@ -1,4 +1,4 @@
-// Spec §7 "Sessions" and §9 "Timeouts": New Session, Delete Session, Status, Get/Set Timeouts.
+// Spec §8 "Sessions" and §9 "Timeouts": New Session, Delete Session, Status, Get/Set Timeouts.
 import { randomUUID } from 'node:crypto';
 import { InvalidCapabilityError, type Backend, type LaunchSpec, type PageLoadStrategy } from '../../../backends/backend.ts';
 import type { Ticket } from '../admission.ts';
@@ -63,6 +63,7 @@ async function createSession(
     pageLoadStrategy: (capabilities.pageLoadStrategy as PageLoadStrategy | undefined) ?? 'normal',
     strictFileInteractability: capabilities.strictFileInteractability === true,
     unhandledPromptBehavior: (capabilities.unhandledPromptBehavior as PromptHandlerConfig | undefined) ?? DEFAULT_PROMPT_BEHAVIOR,
+    log: gateway.log,
     release: async () => {
       // The slot is free at once; the context is disposed of meanwhile.
       ticket.release();

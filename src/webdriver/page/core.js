@@ -1,6 +1,6 @@
 // ── core.js: runs inside the page (concatenated into one function by page/index.ts). ──────────
-// Element references, errors, and the spec's JSON clone / deserialize (§13 "Elements",
-// §15.1 "Execute Script"). Every other page file adds operations to OPS and may use these.
+// Element references, errors, and the spec's JSON clone / deserialize (§12 "Elements",
+// §13.2.1 "Execute Script"). Every other page file adds operations to OPS and may use these.
 // In scope: OPS (the operations table), wdgateOp / wdgateArgs / wdgateUserFunction.
 
 const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf';
@@ -270,7 +270,7 @@ function describeException(e) {
   }
 }
 
-// ── Execute Script (spec §15.2) ─────────────────────────────────────────────────────────────
+// ── Execute Script (spec §13.2) ─────────────────────────────────────────────────────────────
 // wdgateArgs: { args, async, references }. The user's function body is wdgateUserFunction.
 OPS.executeScript = async function ({ args, async }) {
   const parameters = jsonDeserialize(args);

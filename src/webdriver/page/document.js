@@ -1,4 +1,4 @@
-// ── document.js: runs inside the page (see core.js). Spec §15.1 Get Page Source. ──────────────
+// ── document.js: runs inside the page (see core.js). Spec §13.1 Get Page Source. ──────────────
 {
   // Spec: the fragment serializing algorithm (require well-formed) on a fictional node whose
   // only child is the document element: that is the document element's outerHTML (HTML or, in

@@ -1,4 +1,4 @@
-// ── frames.js: Switch To Frame (spec §11.3), the in-page half, and frame geometry. ──────────
+// ── frames.js: Switch To Frame (spec §11.6), the in-page half, and frame geometry. ──────────
 // Runs inside the page after core.js (see page/index.ts). The gateway (src/webdriver/frames.ts)
 // turns a frame element into the backend's frame id of the browsing context it contains.
 {

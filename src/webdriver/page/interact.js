@@ -1,4 +1,4 @@
-// ── interact.js: Element Interaction (spec §12.4): Element Click, Element Clear, Element Send Keys.
+// ── interact.js: Element Interaction (spec §12.5): Element Click, Element Clear, Element Send Keys.
 // The page half of each command: element state checks, scrolling, hit testing and the DOM-only
 // parts (option selection, clearing). Trusted input events are dispatched by the gateway.
 // In a block so its helpers cannot collide with other page files' names.
@@ -157,7 +157,7 @@
     return el.getRootNode().activeElement === el;
   }
 
-  // ── Element Click (spec §12.4.1) ─────────────────────────────────────────────────────────
+  // ── Element Click (spec §12.5.1) ─────────────────────────────────────────────────────────
   // Returns the point for the gateway's trusted mouse events and the part of the element in
   // view, or null when the click is done (an option was selected in the page). In a frame, the
   // gateway may find that an ancestor shows less of it: `scroll` then scrolls it into view
@@ -185,7 +185,7 @@
     return point;
   };
 
-  // ── Element Clear (spec §12.4.2) ─────────────────────────────────────────────────────────
+  // ── Element Clear (spec §12.5.2) ─────────────────────────────────────────────────────────
   OPS.elementClear = async function ({ id, implicitMs }) {
     const element = getKnownElement(id);
     // Spec: "If element is not editable, return invalid element state" (editable: a mutable
@@ -222,7 +222,7 @@
     return null;
   };
 
-  // ── Element Send Keys (spec §12.4.3) ─────────────────────────────────────────────────────
+  // ── Element Send Keys (spec §12.5.3) ─────────────────────────────────────────────────────
   // Prepares the element for the gateway's key events: checks, scrolls, focuses, places the
   // caret. Returns {file, multiple} for file inputs, {done: true} when no key events are due.
   OPS.elementSendKeys = async function ({ id, text, implicitMs, strictFileInteractability }) {
