@@ -361,6 +361,60 @@ next</pre>
     assert.equal(await text('pre'), '  keep   spaces\nnext');
     assert.equal(await text('shadow-host'), 'in shadow');
   });
+  // Rendered text as bot.dom.getVisibleText defines it; each expected value is what chromedriver
+  // 156 answered for the same markup (not what innerText gives).
+  const RENDERED_TEXT: [html: string, text: string][] = [
+    ["<div><p>Outer paragraph <span>leaf one</span></p><div><span>leaf two</span> <span>leaf three</span></div></div>", "Outer paragraph leaf one\nleaf two leaf three"],
+    ["<p>a</p><p>b</p>", "a\nb"],
+    ["a<br>b<br><br>c", "a\nb\n\nc"],
+    ["<pre>  x\n  y</pre>", "  x\n  y"],
+    ["<ul><li>one</li><li>two</li></ul><ol><li>three</li></ol>", "one\ntwo\nthree"],
+    ["<table><tr><td>a</td><td>b</td></tr><tr><th>c</th><td>d</td></tr></table>", "a b\nc d"],
+    ["<span style=\"text-transform:capitalize\">hello world-wide o'neil</span>", "Hello World-Wide O'neil"],
+    ["<div style=\"display:none\">x</div>y", "y"],
+    ["<div style=\"width:0;height:0;overflow:hidden\">z</div>w", "w"],
+    ["  lots   of \n  space  ", "lots of space"],
+    ["<div>a<div>b</div>c</div>", "a\nb\nc"],
+    ["<span>a</span><div></div><span>b</span>", "a\nb"],
+    ["<p>x</p><br><p>y</p>", "x\n\ny"],
+    ["<div style=\"visibility:hidden\">h<span style=\"visibility:visible\">v</span></div>", "v"],
+    ["<label>a<input value=b></label>", "a"],
+    ["<select><option>o1</option><option>o2</option></select>", "o1\no2"],
+    ["text&nbsp;&nbsp;nbsp", "text  nbsp"],
+    ["<div style=\"white-space:pre-line\">a  b\nc</div>", "a b\nc"],
+    ["<div style=\"opacity:0\">t</div>u", "u"],
+    ["<details><summary>s</summary>d</details>", "s\nd"],
+    ["<div>one</div>\n\n<div>two</div>", "one\ntwo"],
+    ["<span>in</span><p>block</p><span>line</span>", "in\nblock\nline"],
+    ["<div style=\"display:inline-block\">ib</div><div style=\"display:flex\"><span>f1</span><span>f2</span></div>", "ib\nf1\nf2"],
+    ["<table><tr><td>a</td></tr></table><span>after</span>", "a\nafter"],
+    ["<div style=\"float:left\">fl</div>next", "fl\nnext"],
+    ["<p>  spaced  <b> bold </b>  out  </p>", "spaced bold out"],
+    ["<div id=h><span slot=s>slotted</span><span>unslotted</span></div><script>document.getElementById('h').attachShadow({mode:'open'}).innerHTML='<p>before <slot name=s></slot> after</p>'</script>", "before slotted after"],
+    ["<h1>Title</h1>text<hr>more", "Title\ntext\nmore"],
+    ["<div style=\"text-transform:uppercase\">up <span style=\"text-transform:none\">none</span></div>", "UP none"],
+    ["<span style=\"position:absolute;left:-9999px\">offscreen</span>on", "on"],
+    ["<img alt=pic>alt", "alt"],
+    ["<noscript>ns</noscript>x", "x"],
+    ["<textarea>ta</textarea>", "ta"],
+    ["<button>btn</button><input type=submit value=sub>", "btn"],
+    ["<span style=\"text-transform:capitalize\">don’t stop a_b x.y 1st ñu (paren) «quote»</span>", "Don’T Stop A_b X.Y 1st Ñu (Paren) «Quote»"],
+    ["<div>one</div> &nbsp; <div>two</div>", "one\n  two"],
+    ["<div>a</div>\n<span> </span>\n<div>b</div>", "a\nb"],
+    ["<pre>\n\n  x</pre>", "  x"],
+    ["<div style=\"white-space:pre\">   </div><div>after</div>", "   after"],
+  ];
+
+  test('rendered text matches chromedriver on a table of cases', async () => {
+    const urls = RENDERED_TEXT.map(([html]) => pages.page(`<div id="case">${html}</div>`));
+    const wrong: string[] = [];
+    for (const [i, [html, expected]] of RENDERED_TEXT.entries()) {
+      await s.navigate(urls[i]!);
+      const got = await s.get(`/element/${await s.find('#case')}/text`);
+      if (got !== expected) wrong.push(`${JSON.stringify(html)}: got ${JSON.stringify(got)}, expected ${JSON.stringify(expected)}`);
+    }
+    assert.deepEqual(wrong, []);
+  });
 });
 
 describe('attributes, properties, CSS, tag name, rect', () => {

@@ -262,6 +262,9 @@ function visibleText(element) {
   return trimExceptNbsp(lines.map(trimExceptNbsp).join('\n')).replace(/\xa0/g, ' ');
 }
 
+/** A line with nothing but (possibly non-breaking) spaces does not count as text (goog.string.isEmptyOrWhitespace). */
+const blank = (line) => /^[\s\xa0]*$/.test(line);
+
 function appendVisibleLines(element, lines) {
   const currentLine = () => lines.at(-1) ?? '';
   if (isHtmlElement(element, 'br')) {
@@ -271,7 +274,7 @@ function appendVisibleLines(element, lines) {
   const style = getComputedStyle(element);
   const isCell = isHtmlElement(element, 'td') || style.display === 'table-cell';
   const isBlock = !isHtmlElement(element, 'td') && !INLINE_DISPLAYS.has(style.display);
-  if (isBlock && currentLine() !== '') lines.push('');
+  if (isBlock && !blank(currentLine())) lines.push('');
 
   // A hidden element may have shown children (visibility:visible under visibility:hidden);
   // its own text nodes never count.
@@ -289,7 +292,7 @@ function appendVisibleLines(element, lines) {
   const line = currentLine();
   // Table cells are separated by a space (where innerText would use a tab).
   if (isCell && line !== '' && !line.endsWith(' ')) lines[lines.length - 1] += ' ';
-  if (isBlock && line !== '') lines.push('');
+  if (isBlock && !blank(line)) lines.push('');
 }
 
 /** How the CSS white-space of the text's parent treats spaces and newlines. */
@@ -312,7 +315,9 @@ function appendTextNode(node, lines, whiteSpace, textTransform) {
   // Preserved spaces become non-breaking (they survive trimming and become spaces at the end).
   text = whiteSpace.keepSpaces ? text.replace(/[ \f\t\v\u2028\u2029]/g, '\xa0') : text.replace(/[ \f\t\v\u2028\u2029]+/g, ' ');
   if (textTransform === 'capitalize') {
-    text = text.replace(/(^|[^\d\p{L}\p{S}])([\p{Ll}\p{S}])/gu, (_, before, letter) => before + letter.toUpperCase());
+    // A word starts after anything but a letter, digit, symbol, "_" or "'" ("o'neil" and "a_b"
+    // are one word, "world-wide" two), as chromedriver answers.
+    text = text.replace(/(^|[^\d\p{L}\p{S}_'])([\p{Ll}\p{S}])/gu, (_, before, letter) => before + letter.toUpperCase());
   } else if (textTransform === 'uppercase') {
     text = text.toUpperCase();
   } else if (textTransform === 'lowercase') {
