@@ -19,16 +19,50 @@ after(() => closeSessionFixture({ gw, pages, s }));
 describe('execute sync', () => {
   test('returns primitives, arrays, objects, dates and null for undefined', async () => {
     await s.navigate(pages.page('<p id="a">hello</p>'));
-    assert.deepEqual(await s.execute('return [1, "two", true, null, undefined, {x: {y: [3]}}, new Date(0)]'), [
+    // Spec "internal JSON clone": only an own toJSON is called, so a Date is an object with no
+    // enumerable properties, {} (chromedriver answers the same).
+    assert.deepEqual(await s.execute('return [1, "two", true, null, undefined, {x: {y: [3]}}, new Date(0), {toJSON() { return "own" }}]'), [
       1,
       'two',
       true,
       null,
       null,
       { x: { y: [3] } },
-      '1970-01-01T00:00:00.000Z',
+      {},
+      'own',
     ]);
     assert.equal(await s.execute('return undefined'), null);
+    // Inherited enumerable properties count too ("for each enumerable property in value").
+    assert.deepEqual(await s.execute('return Object.create({ inherited: 1 })'), { inherited: 1 });
+  });
+
+  test('the body is an async function body: await works in both commands', async () => {
+    assert.equal(await s.execute('const v = await new Promise((r) => setTimeout(() => r(6), 10)); return v + 1'), 7);
+    assert.equal(await s.post('/execute/async', { script: 'const done = arguments[0]; await null; done(8)', args: [] }), 8);
+    // A rejection after an await is a javascript error, as a throw is.
+    await s.fails('POST', '/execute/sync', { script: 'await null; throw new Error("late")', args: [] }, 'javascript error', 500);
+    await s.fails('POST', '/execute/async', { script: 'await null; throw new Error("late")', args: [] }, 'javascript error', 500);
+  });
+
+  test('document.all and a FileList are collections; a File is cloned with its properties', async () => {
+    await s.navigate(pages.page('<input type="file" id="f" multiple><p id="a">hello</p>'));
+    const all = await s.execute('return document.all');
+    assert.equal(all.length, await s.execute('return document.all.length'));
+    assert.ok(all.every((item: Record<string, string>) => typeof item[ELEMENT] === 'string'));
+    const files = await s.execute(`const transfer = new DataTransfer();
+      transfer.items.add(new File(['ab'], 'a.txt', { type: 'text/plain' }));
+      transfer.items.add(new File(['c'], 'b.txt'));
+      const input = document.getElementById('f');
+      input.files = transfer.files;
+      return input.files`);
+    assert.equal(files.length, 2);
+    assert.deepEqual(
+      files.map(({ name, size, type }: { name: string; size: number; type: string }) => ({ name, size, type })),
+      [
+        { name: 'a.txt', size: 2, type: 'text/plain' },
+        { name: 'b.txt', size: 1, type: '' },
+      ],
+    );
   });
 
   test('passes arguments and element references both ways', async () => {

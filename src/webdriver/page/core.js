@@ -89,19 +89,24 @@ function elementReference(element) {
   return { [ELEMENT_KEY]: referenceFor(element) };
 }
 
+/** document.all: no HTMLCollection, but a collection all the same. */
+const isAllCollection = (value) => Object.prototype.toString.call(value) === '[object HTMLAllCollection]';
+
 function isCollection(value) {
   return (
     Array.isArray(value) ||
     value instanceof NodeList ||
     value instanceof HTMLCollection ||
     value instanceof FileList ||
+    isAllCollection(value) ||
     Object.prototype.toString.call(value) === '[object Arguments]'
   );
 }
 
 /** Spec "JSON clone" (internal JSON clone): page values → JSON with web element references. */
 function jsonClone(value, seen = new Set()) {
-  if (value === undefined || value === null) return null;
+  // document.all is == null and typeof "undefined" (and the minifier writes == null): tell it apart first.
+  if (!isAllCollection(value) && (value === undefined || value === null)) return null;
   switch (typeof value) {
     case 'boolean':
     case 'string':
@@ -130,9 +135,12 @@ function jsonClone(value, seen = new Set()) {
   seen.add(value);
   try {
     if (isCollection(value)) return Array.from(value, (item, i) => cloneMember(i, item, seen));
-    if (typeof value.toJSON === 'function') return value.toJSON();
+    // Spec: an own toJSON only (a Date is cloned as an object, as chromedriver does).
+    if (Object.prototype.hasOwnProperty.call(value, 'toJSON') && typeof value.toJSON === 'function') return value.toJSON();
+    // Spec "clone an object": every enumerable property, inherited ones too (a File's name,
+    // size and type are attributes of its prototype).
     const out = {};
-    for (const key of Object.keys(value)) out[key] = cloneMember(key, value[key], seen);
+    for (const key in value) out[key] = cloneMember(key, value[key], seen);
     return out;
   } finally {
     seen.delete(value);
@@ -276,14 +284,16 @@ OPS.executeScript = async function ({ args, async }) {
   const parameters = jsonDeserialize(args);
   let result;
   try {
+    // The body is an async function's, as chromedriver runs it: `await` works in both commands.
     if (!async) {
-      result = wdgateUserFunction.apply(window, parameters);
-      if (result !== null && typeof result === 'object' && typeof result.then === 'function') result = await result;
+      result = await wdgateUserFunction.apply(window, parameters);
     } else {
       result = await new Promise((resolve, reject) => {
-        const returned = wdgateUserFunction.apply(window, [...parameters, resolve]);
-        // A returned thenable settles the script too (spec: execute async script).
-        if (returned !== null && typeof returned === 'object' && typeof returned.then === 'function') returned.then(resolve, reject);
+        // The callback settles the script; so does a returned thenable (spec), which the async
+        // body hands on as its value. A body that just ends leaves it to the callback.
+        wdgateUserFunction.apply(window, [...parameters, resolve]).then((returned) => {
+          if (returned !== undefined) resolve(returned);
+        }, reject);
       });
     }
   } catch (e) {

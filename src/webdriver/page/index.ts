@@ -52,7 +52,7 @@ const OP_CALL = 'function (op, args) { return this(op, args); }';
 /** Execute Script's declaration: the user's body is a sloppy-mode function outside our scope. */
 function executeDeclaration(body: string): string {
   return `function (wdgateOp, wdgateArgs) {
-return this(wdgateOp, wdgateArgs, function () {
+return this(wdgateOp, wdgateArgs, async function () {
 ${body}
 });
 }`;
