@@ -196,31 +196,41 @@
         fail('invalid element state', `element ${describe(element)} is not editable: an <input type=${element.type}> has no value to clear`);
       }
       if (isDisabled(element)) fail('invalid element state', `element ${describe(element)} is disabled`);
-      if (element.readOnly && !NON_TYPEABLE_INPUT_TYPES.has(element.type) && !isFileInput(element)) {
-        fail('invalid element state', `element ${describe(element)} is read-only`);
-      }
+      // The readonly attribute counts on every type (range, color, file too), as chromedriver has it.
+      if (element.readOnly) fail('invalid element state', `element ${describe(element)} is read-only`);
       kind = 'value';
     } else if (element.isContentEditable) {
       kind = 'content';
     } else {
       fail('invalid element state', `element ${describe(element)} is not editable (not an input, textarea or contenteditable element)`);
     }
-    // Spec: wait (implicit wait timeout) for the element to become interactable.
-    const hidden = await waitFor(() => notDisplayedReason(element), implicitMs);
+    // Spec: wait (implicit wait timeout) for the element to become interactable; one with no
+    // size is not (chromedriver).
+    const hidden = await waitFor(() => notDisplayedReason(element) ?? (firstBox(element) ? null : 'has no size'), implicitMs);
     if (hidden) fail('element not interactable', `element ${describe(element)} ${hidden}`);
     scrollIntoView(element);
-    // Spec: focusing steps, clear algorithm, unfocusing steps. Like chromedriver, input and
-    // change fire only when there was something to clear.
-    element.focus();
-    if (kind === 'value' ? element.value !== '' : element.innerHTML !== '') {
-      if (kind === 'value') element.value = '';
-      else element.innerHTML = '';
-      fireEvent(element, 'input');
-      fireEvent(element, 'change');
-    }
-    element.blur();
+    if (kind === 'value') clearResettable(element);
+    else clearContentEditable(element);
     return null;
   };
+
+  /** Spec "clear a resettable element": nothing at all if it is empty and valid; the reset fires change (WPT, chromedriver). */
+  function clearResettable(element) {
+    const empty = isFileInput(element) ? element.files.length === 0 : element.value === '';
+    if (empty && (!element.willValidate || element.validity.valid)) return;
+    element.focus();
+    element.value = '';
+    fireEvent(element, 'change');
+    element.blur();
+  }
+
+  /** Spec "clear a content editable element": focus, empty it, blur — no input or change. */
+  function clearContentEditable(element) {
+    if (element.innerHTML === '') return;
+    element.focus();
+    element.innerHTML = '';
+    element.blur();
+  }
 
   // ── Element Send Keys (spec §12.5.3) ─────────────────────────────────────────────────────
   // Prepares the element for the gateway's key events: checks, scrolls, focuses, places the
