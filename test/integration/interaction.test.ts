@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { ELEMENT, type Session } from '../helpers/client.ts';
-import { leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';
+import { eventually, leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';
 
 let gw: TestGateway;
 let pages: PageServer;
@@ -81,6 +81,41 @@ describe('element click', () => {
     );
     await click('#b');
     assert.equal(await s.execute('return window.clicked'), true);
+  });
+
+  test('an element partly in view is clicked where it is: the page does not scroll', async () => {
+    // Spec "scroll into view" runs only for an element not in view; part of it is enough.
+    await s.navigate(
+      pages.page('<div style="height: calc(100vh - 40px)"></div><button id="b" style="height: 100px" onclick="window.clicked = true">partly</button><div style="height: 2000px"></div>'),
+    );
+    await click('#b');
+    assert.equal(await s.execute('return window.clicked'), true);
+    assert.equal(await s.execute('return window.scrollY'), 0);
+  });
+
+  test('an element an ancestor hides with overflow: hidden is element not interactable, and stays hidden', async () => {
+    await s.navigate(
+      pages.page('<div id="clip" style="overflow: hidden; height: 50px; width: 200px"><div style="height: 100px"></div><button id="b" onclick="window.clicked = true">hidden</button></div>'),
+    );
+    const e = await s.fails('POST', `/element/${await el('#b')}/click`, {}, 'element not interactable', 400);
+    assert.match(e.message, /overflow/);
+    assert.deepEqual(await s.execute('return [window.clicked ?? false, document.getElementById("clip").scrollTop]'), [false, 0]);
+  });
+
+  test('a link whose click closes its own window answers success; the handle is gone', async () => {
+    const closer = pages.page('<a id="close" href="#" onclick="window.close(); return false">close</a>', 'closer');
+    await s.navigate(pages.page('<p>opener</p>'));
+    const opener = await s.get('/window');
+    // Only a window a script opened may be closed by script.
+    await s.execute('window.open(arguments[0])', [closer]);
+    await eventually(async () => (await s.get('/window/handles')).length === 2, 'the opened window did not appear');
+    const opened = (await s.get('/window/handles')).find((h: string) => h !== opener);
+    await s.post('/window', { handle: opened });
+    await eventually(async () => (await s.get('/title')) === 'closer', 'the opened window did not load');
+    assert.equal(await click('#close'), null);
+    await eventually(async () => !(await s.get('/window/handles')).includes(opened), 'the window did not close');
+    await s.fails('GET', '/title', undefined, 'no such window', 404);
+    await s.post('/window', { handle: opener });
   });
 
   test('an element under an overlay is element click intercepted, naming the overlay', async () => {
@@ -324,6 +359,20 @@ describe('element send keys', () => {
     assert.equal(await value('#i'), 'shown');
   });
 
+  test('keys sent to the document element reach the page', async () => {
+    await s.navigate(pages.page('<p>page</p><script>window.keys = ""; document.documentElement.addEventListener("keydown", (e) => keys += e.key)</script>'));
+    assert.equal(await sendKeys('html', 'ab'), null);
+    assert.equal(await s.execute('return window.keys'), 'ab');
+  });
+
+  test('an option of a tall select that stays out of view takes keys through its select', async () => {
+    // WPT: the select is scrolled into view and focused; the option itself may stay below the fold.
+    const options = Array.from({ length: 60 }, (_, i) => `<option ${i === 50 ? 'id="far"' : ''}>o${i}</option>`).join('');
+    await s.navigate(pages.page(`<div style="height: 100vh"></div><select id="s" multiple style="height: 300vh">${options}</select>`));
+    assert.equal(await sendKeys('#far', 'o'), null);
+    assert.equal(await s.execute('return document.activeElement.id'), 's');
+  });
+
   test('a hidden or disabled element is element not interactable', async () => {
     await s.navigate(pages.page('<input id="h" style="display: none"><input id="d" disabled><div id="plain">text</div>'));
     await s.fails('POST', `/element/${await el('#h')}/value`, { text: 'x' }, 'element not interactable', 400);
@@ -389,6 +438,23 @@ describe('element send keys', () => {
     assert.equal(await s.execute('return document.getElementById("one").files.length'), 0);
     await sendKeys('#many', `${a}\n${b}`);
     assert.deepEqual(await s.execute('return [...document.getElementById("many").files].map(f => f.name)'), ['a.txt', 'b.txt']);
+  });
+
+  test('a multiple file input appends: sending twice selects all the files', async () => {
+    const a = join(dir, 'first.txt');
+    const b = join(dir, 'second.txt');
+    await Promise.all([writeFile(a, 'a'), writeFile(b, 'bb')]);
+    await s.navigate(
+      pages.page(`<input id="many" type="file" multiple><script>
+        window.seen = [];
+        document.getElementById('many').addEventListener('change', (e) => seen.push([...e.target.files].map((f) => f.name)));
+      </script>`),
+    );
+    await sendKeys('#many', a);
+    await sendKeys('#many', b);
+    assert.deepEqual(await s.execute('return [...document.getElementById("many").files].map(f => f.name)'), ['first.txt', 'second.txt']);
+    // The page's own change listener already sees the whole selection.
+    assert.deepEqual(await s.execute('return window.seen'), [['first.txt'], ['first.txt', 'second.txt']]);
   });
 
   test('a file that does not exist is invalid argument', async () => {

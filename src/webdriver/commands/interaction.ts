@@ -150,7 +150,7 @@ export const elementSendKeys = sessionCommand({
   params: p.object({ text: p.string }),
   async handler({ session, urlParams }, { text }) {
     const id = urlParams.elementId;
-    const prepared = await callAtom<{ file: true; multiple: boolean } | { file: false } | { done: true }>(session, 'elementSendKeys', {
+    const prepared = await callAtom<{ file: true; multiple: boolean; selected: number } | { file: false } | { done: true }>(session, 'elementSendKeys', {
       id,
       text,
       implicitMs: session.timeouts.implicit,
@@ -159,8 +159,12 @@ export const elementSendKeys = sessionCommand({
     if ('done' in prepared) return null;
     if (prepared.file) {
       const files = await selectedFiles(text, prepared.multiple);
+      // Spec: a `multiple` input appends to its selection; the backend replaces it (page/interact.js merges).
+      const append = prepared.multiple && prepared.selected > 0;
+      if (append) await callAtom(session, 'appendFilesBegin', { id });
       // Chromium fires input and change for DOM.setFileInputFiles, as for a user's choice.
       await session.browser.setFileInputFiles(await session.currentContext(), RAW_ATOM, ['resolveElement', { id }], files);
+      if (append) await callAtom(session, 'appendFilesEnd', { id });
       return null;
     }
     await typeText(session.browser, await session.currentTopLevel(), text);

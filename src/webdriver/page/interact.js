@@ -55,17 +55,56 @@
     return null;
   }
 
+  /** The part of a box inside the viewport (less its scroll bars), or null. */
+  function visiblePart(box) {
+    const viewport = visibleViewport();
+    const left = Math.max(0, box.left);
+    const right = Math.min(viewport.width, box.right);
+    const top = Math.max(0, box.top);
+    const bottom = Math.min(viewport.height, box.bottom);
+    return left < right && top < bottom ? { x: left, y: top, width: right - left, height: bottom - top } : null;
+  }
+
   /**
-   * Spec "scroll into view": scrollIntoView({behavior: instant, block: end, inline: nearest}).
-   * Like chromedriver and geckodriver, only when the element is not already entirely in view:
-   * scrolling a visible element to the bottom could put it under a fixed footer. `always`: also
-   * then (the element's frame is out of view in an ancestor, which this scrolls too).
+   * Spec "in view": the element is a member of its own pointer-interactable paint tree — the
+   * elements at the in-view center point of its first box. Part of it in view is enough; an
+   * ancestor's overflow that clips it there is not. (Pointer events are pretended enabled: an
+   * element with pointer-events none is judged by its geometry alone.)
+   */
+  function isInView(el) {
+    const box = firstBox(el);
+    const part = box && visiblePart(box);
+    if (!part) return false;
+    if (getComputedStyle(el).pointerEvents === 'none') return true;
+    const x = Math.floor(part.x + part.width / 2);
+    const y = Math.floor(part.y + part.height / 2);
+    return rootOf(el).elementsFromPoint(x, y).includes(el);
+  }
+
+  /**
+   * Spec "scroll into view": only if the element is not already in view,
+   * scrollIntoView({behavior: instant, block: end, inline: nearest}). Containers a user cannot
+   * scroll (overflow hidden or clip) are put back: what they hide stays hidden, and the command
+   * then answers element not interactable. `always`: scroll even so (the element's frame is out
+   * of view in an ancestor, which this scrolls too).
    */
   function scrollIntoView(el, always = false) {
-    const box = firstBox(el);
-    const viewport = visibleViewport();
-    if (!always && box && box.left >= 0 && box.top >= 0 && box.right <= viewport.width && box.bottom <= viewport.height) return;
+    if (!always && isInView(el)) return;
+    const unscrollable = [];
+    for (let node = el.parentElement ?? el.getRootNode().host; node; node = node.parentElement ?? node.getRootNode().host) {
+      const { overflowX, overflowY } = getComputedStyle(node);
+      if (/hidden|clip/.test(overflowX + overflowY) && node !== document.documentElement && node !== document.body) {
+        unscrollable.push([node, node.scrollLeft, node.scrollTop]);
+      }
+    }
     el.scrollIntoView({ behavior: 'instant', block: 'end', inline: 'nearest' });
+    for (const [node, left, top] of unscrollable) node.scrollTo({ left, top, behavior: 'instant' });
+  }
+
+  /** The document or shadow root whose hit testing sees the element (not its shadow host). */
+  function rootOf(el) {
+    const root = el.getRootNode();
+    return root instanceof ShadowRoot ? root : el.ownerDocument;
   }
 
   /**
@@ -77,19 +116,15 @@
     if (hidden) fail('element not interactable', `element ${describe(el)} ${hidden}`);
     const box = firstBox(el);
     if (!box) fail('element not interactable', `element ${describe(el)} has zero size`);
-    const viewport = visibleViewport();
-    const left = Math.max(0, box.left);
-    const right = Math.min(viewport.width, box.right);
-    const top = Math.max(0, box.top);
-    const bottom = Math.min(viewport.height, box.bottom);
-    if (left >= right || top >= bottom) {
+    const inView = visiblePart(box);
+    if (!inView) {
+      const viewport = visibleViewport();
       fail(
         'element not interactable',
         `element ${describe(el)} is out of the viewport (at ${Math.round(box.left)}, ${Math.round(box.top)} in a ${viewport.width}x${viewport.height} viewport) and could not be scrolled into view`,
       );
     }
-    const inView = { x: left, y: top, width: right - left, height: bottom - top };
-    return { x: Math.floor((left + right) / 2), y: Math.floor((top + bottom) / 2), inView };
+    return { x: Math.floor(inView.x + inView.width / 2), y: Math.floor(inView.y + inView.height / 2), inView };
   }
 
   const inclusiveAncestorOf = (ancestor, node) => ancestor === node || ancestor.contains(node);
@@ -109,9 +144,7 @@
 
   function topmostAt(el, point) {
     // Hit test in the element's own tree: the document's answer would retarget to a shadow host.
-    const root = el.getRootNode();
-    const scope = root instanceof ShadowRoot ? root : el.ownerDocument;
-    return scope.elementsFromPoint(point.x, point.y)[0] ?? null;
+    return rootOf(el).elementsFromPoint(point.x, point.y)[0] ?? null;
   }
 
   function fireEvent(target, type) {
@@ -168,8 +201,18 @@
       fail('invalid argument', 'cannot click an <input type=file> (the file chooser is not automatable): send keys to it with the file paths instead');
     }
     const container = containerOf(element);
-    if (!at) scrollIntoView(container, scroll);
-    const inView = inViewCenterPoint(container);
+    if (!at) {
+      const hidden = notDisplayedReason(container) ?? (firstBox(container) ? null : 'has zero size');
+      if (hidden) fail('element not interactable', `element ${describe(container)} ${hidden}`);
+      scrollIntoView(container, scroll);
+      // Spec: "if element's container is still not in view, element not interactable" — out of
+      // the viewport, or clipped by an ancestor's overflow. One painted over is in view, and
+      // obscured: element click intercepted, below.
+      if (visiblePart(firstBox(container)) && !isInView(container)) {
+        fail('element not interactable', `element ${describe(container)} is not in view: an ancestor's overflow hides it`);
+      }
+    }
+    const inView = inViewCenterPoint(container); // out of the viewport: element not interactable
     const point = at ? { x: at.x, y: at.y, inView: inView.inView } : inView;
     const top = topmostAt(container, point);
     if (!receivesClick(container, top)) {
@@ -244,11 +287,14 @@
         const reason = await waitFor(() => notDisplayedReason(element) ?? (isDisabled(element) ? 'is disabled' : null), implicitMs);
         if (reason) fail('element not interactable', `element ${describe(element)} ${reason}`);
       }
-      return { file: true, multiple: element.multiple };
+      return { file: true, multiple: element.multiple, selected: element.files.length };
     }
 
+    // An <option> takes keys through its select (WPT): that is what is shown, scrolled and
+    // focused, even where the option itself stays out of view in a tall list.
+    const target = containerOf(element);
     // Spec: wait for the element to become keyboard-interactable.
-    const reason = await waitFor(() => notDisplayedReason(element) ?? (isDisabled(element) ? 'is disabled' : null), implicitMs);
+    const reason = await waitFor(() => notDisplayedReason(target) ?? (isDisabled(element) ? 'is disabled' : null), implicitMs);
     if (reason) fail('element not interactable', `element ${describe(element)} ${reason}`);
 
     if (isInput(element) && NON_TYPEABLE_INPUT_TYPES.has(element.type)) {
@@ -272,9 +318,9 @@
       element.value = before; // not a value of this type: type it
     }
 
-    scrollIntoView(element);
+    scrollIntoView(target);
     // Keys inside a contenteditable region go to its editing host.
-    const focusTarget = element.isContentEditable ? (element.closest('[contenteditable]:not([contenteditable="false"])') ?? element) : element;
+    const focusTarget = element.isContentEditable ? (element.closest('[contenteditable]:not([contenteditable="false"])') ?? element) : target;
     if (!hasFocus(focusTarget)) {
       if (focusTarget === document.body || focusTarget === document.documentElement) {
         // Keys sent to the document go wherever nothing is focused.
@@ -300,6 +346,31 @@
       }
     }
     return { file: false };
+  };
+
+  // Send Keys to <input type=file multiple> appends to the selection (spec), but the backend
+  // can only replace it: the files already selected are kept here and merged back in as the
+  // input event of the new selection arrives, before the page's own listeners see it.
+  const APPEND_FILES = Symbol.for('wdgate.appendFiles');
+  OPS.appendFilesBegin = function ({ id }) {
+    const input = getKnownElement(id);
+    const kept = [...input.files];
+    const merge = (event) => {
+      if (event && event.target !== input) return;
+      window.removeEventListener('input', merge, true);
+      delete input[APPEND_FILES];
+      const transfer = new DataTransfer();
+      for (const file of [...kept, ...input.files]) transfer.items.add(file);
+      input.files = transfer.files;
+    };
+    window.addEventListener('input', merge, true);
+    input[APPEND_FILES] = merge;
+    return null;
+  };
+  /** After the backend set the files: merge now if no input event did. */
+  OPS.appendFilesEnd = function ({ id }) {
+    getKnownElement(id)[APPEND_FILES]?.();
+    return null;
   };
 
   // The element itself (not a reference): for the backend, which needs a handle on the node
