@@ -76,7 +76,14 @@ export function toWebDriverError(e: unknown): WebDriverError {
 
 /** The wire form of an error (spec: "send an error"). */
 export function serializeError(e: WebDriverError): { status: number; body: string } {
-  const value: Record<string, unknown> = { error: e.code, message: e.message, stacktrace: '' };
+  // One line, whatever produced it (a page's exception text, a browser's multi-line error):
+  // clients print messages in one line and logs are line-based.
+  const value: Record<string, unknown> = { error: e.code, message: oneLine(e.message), stacktrace: '' };
   if (e.data) Object.assign(value, e.data);
   return { status: e.status, body: JSON.stringify({ value }) };
+}
+
+/** Line breaks and the indentation after them become one space. */
+export function oneLine(message: string): string {
+  return message.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 }

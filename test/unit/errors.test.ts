@@ -78,3 +78,8 @@ test('backend and internal exceptions map to W3C errors; no stack leaks', () => 
   assert.equal(toWebDriverError('a string').message, 'a string');
   assert.equal(toWebDriverError(undefined).code, 'unknown error');
 });
+
+test('an error message goes on the wire as one line', () => {
+  const { body } = serializeError(error('javascript error', 'Error: boom\n    at <anonymous>:1:7\r\n    at run'));
+  assert.equal(JSON.parse(body).value.message, 'Error: boom at <anonymous>:1:7 at run');
+});
