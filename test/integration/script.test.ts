@@ -42,6 +42,13 @@ describe('execute sync', () => {
     // A rejection after an await is a javascript error, as a throw is.
     await s.fails('POST', '/execute/sync', { script: 'await null; throw new Error("late")', args: [] }, 'javascript error', 500);
     await s.fails('POST', '/execute/async', { script: 'await null; throw new Error("late")', args: [] }, 'javascript error', 500);
+    // Without await, a value that is not a thenable does not settle an async script (spec).
+    await s.post('/timeouts', { script: 300 });
+    try {
+      await s.fails('POST', '/execute/async', { script: 'return 9', args: [] }, 'script timeout', 500);
+    } finally {
+      await s.post('/timeouts', { script: 30000 });
+    }
   });
 
   test('document.all and a FileList are collections; a File is cloned with its properties', async () => {

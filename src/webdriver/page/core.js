@@ -284,16 +284,21 @@ OPS.executeScript = async function ({ args, async }) {
   const parameters = jsonDeserialize(args);
   let result;
   try {
-    // The body is an async function's, as chromedriver runs it: `await` works in both commands.
+    // `await` works in both commands, as in chromedriver: the body may be an async function's
+    // (see executeDeclaration). A returned thenable is waited for (spec).
     if (!async) {
       result = await wdgateUserFunction.apply(window, parameters);
     } else {
+      const asyncBody = Object.prototype.toString.call(wdgateUserFunction) === '[object AsyncFunction]';
       result = await new Promise((resolve, reject) => {
-        // The callback settles the script; so does a returned thenable (spec), which the async
-        // body hands on as its value. A body that just ends leaves it to the callback.
-        wdgateUserFunction.apply(window, [...parameters, resolve]).then((returned) => {
-          if (returned !== undefined) resolve(returned);
-        }, reject);
+        // The callback settles the script; so does a returned thenable (spec). An async body
+        // always returns a promise: its end settles the script only with a value (or a throw).
+        const returned = wdgateUserFunction.apply(window, [...parameters, resolve]);
+        if (returned !== null && typeof returned === 'object' && typeof returned.then === 'function') {
+          returned.then((value) => {
+            if (!asyncBody || value !== undefined) resolve(value);
+          }, reject);
+        }
       });
     }
   } catch (e) {

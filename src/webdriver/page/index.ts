@@ -50,9 +50,16 @@ return answer.value;
 const OP_CALL = 'function (op, args) { return this(op, args); }';
 
 /** Execute Script's declaration: the user's body is a sloppy-mode function outside our scope. */
-function executeDeclaration(body: string): string {
+/**
+ * The user's script as a function the atom calls. Execute Script's body is always an async
+ * function's (its result is awaited anyway); Execute Async Script's only when it uses `await`,
+ * so that a plain body keeps the spec's rule that only the callback or a returned thenable
+ * settles it.
+ */
+function executeDeclaration(body: string, async: boolean): string {
+  const kind = !async || /\bawait\b/.test(body) ? 'async function' : 'function';
   return `function (wdgateOp, wdgateArgs) {
-return this(wdgateOp, wdgateArgs, async function () {
+return this(wdgateOp, wdgateArgs, ${kind} () {
 ${body}
 });
 }`;
@@ -125,7 +132,7 @@ export async function executeInPage(
   const context = await session.currentContext();
   // Frames: web frame / web window references among the arguments, located for the page.
   const references = await argumentReferences(session, context, args);
-  const run = call(session, context, executeDeclaration(body), 'executeScript', { args, async, references }, false, true);
+  const run = call(session, context, executeDeclaration(body, async), 'executeScript', { args, async, references }, false, true);
   // null: no timeout. Past 2^31-1 ms Node timers fire at once, and no script runs that long.
   if (timeoutMs === null || timeoutMs > 2 ** 31 - 1) return run;
   let timer: NodeJS.Timeout | undefined;
