@@ -28,7 +28,7 @@ export interface Config {
   logLevel: LogLevel;
   maxBodyBytes: number;
   tempDir: string;
-  native: { binary: string; allowedBinaries: string[] };
+  native: { binary: string; allowedBinaries: string[]; allowedArgs: string[] };
 }
 
 export class ConfigError extends Error {}
@@ -78,7 +78,11 @@ function native(v: unknown, name: string): Config['native'] {
   if (!Array.isArray(allowed) || !allowed.every((b) => typeof b === 'string')) {
     throw new ConfigError(`${name}.allowedBinaries must be an array of paths`);
   }
-  return { binary, allowedBinaries: allowed };
+  const allowedArgs = o.allowedArgs ?? [];
+  if (!Array.isArray(allowedArgs) || !allowedArgs.every((a) => typeof a === 'string' && /^--[a-z0-9-]+$/.test(a))) {
+    throw new ConfigError(`${name}.allowedArgs must be an array of switch names such as "--proxy-server"`);
+  }
+  return { binary, allowedBinaries: allowed, allowedArgs };
 }
 
 function pool(v: unknown, name: string): PoolConfig {

@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { InvalidCapabilityError, type Backend, type BackendEnvironment, type BrowserProcess, type LaunchSpec, type MatchResult } from '../backend.ts';
+import { refusedArg } from './args.ts';
 import { ChromiumProcess } from './chromium.ts';
 import { killAllNow, sweepOrphans } from './processes.ts';
 
@@ -11,6 +12,8 @@ export interface NativeOptions {
   binary: string;
   /** The only executables capabilities may ask for (never an arbitrary path: that is RCE). */
   allowedBinaries: string[];
+  /** Guarded browser switches capabilities may pass all the same (./args.ts). */
+  allowedArgs: string[];
 }
 
 /** Flags Chromium needs on these machines (root, no display server, no outside network). */
@@ -27,9 +30,6 @@ const BASE_ARGS = [
   '--disable-popup-blocking',
   '--window-size=1280,800',
 ];
-
-/** Flags that would take the browser out of the gateway's hands. */
-const RESERVED_ARGS = /^--(remote-debugging-(port|pipe|address)|user-data-dir)(=|$)/;
 
 /** `--debug-process=<name>` → the Chromium switch that makes that process wait for a debugger. */
 export const DEBUG_PROCESS_SWITCHES: Record<string, string> = {
@@ -118,15 +118,18 @@ export async function createNativeBackend(options: NativeOptions): Promise<Backe
         throw new InvalidCapabilityError('the browser binary must be a string');
       }
       const binary = requested ?? options.binary;
+      // A policy refusal, not a mismatch: the request itself is not acceptable (invalid argument).
       if (!options.allowedBinaries.includes(binary) && binary !== options.binary) {
-        return { ok: false, reason: `browser binary ${JSON.stringify(binary)} is not allowed (allowed: ${options.allowedBinaries.join(', ')})` };
+        throw new InvalidCapabilityError(`browser binary ${JSON.stringify(binary)} is not allowed (allowed: ${options.allowedBinaries.join(', ')})`);
       }
       const version = versions.get(binary);
       if (!version) return { ok: false, reason: `browser binary ${binary} is not installed` };
 
       const userArgs = [...stringArray(goog.args, 'goog:chromeOptions.args'), ...stringArray(wdgate.args, 'wdgate:options.args')];
-      const reserved = userArgs.find((a) => RESERVED_ARGS.test(a));
-      if (reserved) return { ok: false, reason: `browser argument ${reserved} is reserved: wdgate owns the profile and the debugging pipe` };
+      for (const arg of userArgs) {
+        const refused = refusedArg(arg, options.allowedArgs);
+        if (refused) throw new InvalidCapabilityError(refused);
+      }
       const headless = env.headless || userArgs.some((a) => /^--headless(=|$)/.test(a));
       if (!headless && !env.hasDisplay) {
         return {

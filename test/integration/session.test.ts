@@ -157,28 +157,45 @@ describe('new session', () => {
     await c.fails('POST', '/session', { capabilities: { alwaysMatch: { timeouts: { implicit: -1 } } } }, 'invalid argument', 400);
   });
 
-  test('goog:chromeOptions.binary outside the allowed list is session not created', async () => {
-    const e = await c.fails(
-      'POST',
-      '/session',
-      { capabilities: { alwaysMatch: { 'goog:chromeOptions': { binary: '/bin/sh' } } } },
-      'session not created',
-      500,
-    );
-    assert.match(e.message, /\/bin\/sh/);
-    assert.match(e.message, /not allowed/);
+  test('goog:chromeOptions.binary outside the allowed list is invalid argument', async () => {
+    for (const caps of [{ 'goog:chromeOptions': { binary: '/bin/sh' } }, { 'wdgate:options': { binary: '/bin/sh' } }]) {
+      const e = await c.fails('POST', '/session', { capabilities: { alwaysMatch: caps } }, 'invalid argument', 400);
+      assert.match(e.message, /\/bin\/sh/);
+      assert.match(e.message, /not allowed/);
+    }
   });
 
-  test('--user-data-dir (or a debugging port) in args is session not created', async () => {
-    for (const arg of ['--user-data-dir=/tmp/x', '--user-data-dir', '--remote-debugging-port=9222']) {
+  test('browser args that take over the browser or the machine are invalid argument, naming the argument', async () => {
+    for (const arg of [
+      '--user-data-dir=/tmp/x',
+      '--user-data-dir',
+      '--remote-debugging-port=9222',
+      '--remote-allow-origins=*',
+      '--profile-directory=Other',
+      '--load-extension=/tmp/ext',
+      '--proxy-server=http://127.0.0.1:1',
+      '--host-resolver-rules=MAP * 127.0.0.1',
+      '--renderer-cmd-prefix=/bin/sh -c id',
+    ]) {
       const e = await c.fails(
         'POST',
         '/session',
         { capabilities: { alwaysMatch: { 'goog:chromeOptions': { args: ['--headless=new', arg] } } } },
-        'session not created',
-        500,
+        'invalid argument',
+        400,
       );
       assert.ok(e.message.includes(arg), e.message);
+    }
+  });
+
+  test('an operator may allow a guarded browser switch by name (native.allowedArgs)', async () => {
+    const open = await startGateway(['--headless'], { config: { native: { binary: '/usr/bin/chromium', allowedBinaries: ['/usr/bin/chromium'], allowedArgs: ['--proxy-server'] } } });
+    try {
+      const proxied = await open.client.newSession({ 'goog:chromeOptions': { args: ['--proxy-server=http://127.0.0.1:9'] } });
+      await proxied.end();
+      await open.client.fails('POST', '/session', { capabilities: { alwaysMatch: { 'goog:chromeOptions': { args: ['--load-extension=/tmp/x'] } } } }, 'invalid argument', 400);
+    } finally {
+      await open.stop();
     }
   });
 
