@@ -163,8 +163,10 @@ class KeyPool {
   async #dispose(seat: Seat): Promise<void> {
     if (seat.failure) return;
     const { host, context } = seat;
-    await context.close();
+    // A context being closed serves no session: it does not count against the browser's room,
+    // or churn (one session ending as the next begins) would launch browsers for nothing.
     host.contexts--;
+    await context.close();
     this.#idle(host);
   }
 

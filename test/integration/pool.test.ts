@@ -24,6 +24,18 @@ async function status(gw: TestGateway) {
   return gw.client.ok('GET', '/status');
 }
 
+/** What these processes are, for a failure message. */
+function commandLines(pids: number[]): string {
+  const line = (pid: number) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').slice(0, 400);
+    } catch {
+      return '(gone)';
+    }
+  };
+  return pids.map((pid) => `${pid}: ${line(pid)}`).join('\n');
+}
+
 /** Children of `pid` that are zombies (exited, never waited for). */
 function zombieChildren(pid: number): number[] {
   const out: number[] = [];
@@ -66,7 +78,8 @@ describe('a warm pool shared by isolated sessions', () => {
     const b = await gw.client.newSession();
     try {
       // One browser process for both (the pool leased two contexts of it).
-      assert.equal((await browserMains(gw.process.pid!)).length, 1);
+      const mains = await browserMains(gw.process.pid!);
+      assert.equal(mains.length, 1, commandLines(mains));
       const [key] = (await status(gw)).pool;
       assert.equal(key.inUse, 2);
       // Same origin in both: cookies, localStorage, sessionStorage and IndexedDB stay apart.
@@ -161,11 +174,24 @@ describe('a warm pool shared by isolated sessions', () => {
     }
   });
 
+  test('sessions ending as the next ones begin do not make the pool launch another browser', async () => {
+    // Three sessions and the prepared context fill the browser (sessionsPerBrowser 4). Contexts
+    // still being closed after Delete Session serve nobody, so they leave room for the next ones.
+    for (let round = 0; round < 3; round++) {
+      const sessions = await Promise.all([0, 1, 2].map(() => gw.client.newSession()));
+      await Promise.all(sessions.map((s) => s.end()));
+    }
+    const mains = await browserMains(gw.process.pid!);
+    assert.equal(mains.length, 1, commandLines(mains));
+    assert.equal((await status(gw)).pool[0].browsers, 1);
+  });
+
   test('capabilities a shared browser cannot honour (browser args) get a browser of their own', async () => {
     const plain = await gw.client.newSession();
     const own = await gw.client.newSession({ 'goog:chromeOptions': { args: ['--lang=de'] } });
     try {
-      assert.equal((await browserMains(gw.process.pid!)).length, 2);
+      const mains = await browserMains(gw.process.pid!);
+      assert.equal(mains.length, 2, commandLines(mains));
       const keys = (await status(gw)).pool;
       assert.equal(keys.length, 2);
       assert.ok(keys.some((k: { key: { args: string[] } }) => k.key.args.includes('--lang=de')));
