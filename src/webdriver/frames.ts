@@ -55,6 +55,13 @@ export async function frameBoxes(session: Session, context: BrowsingContext): Pr
   );
 }
 
+/** Every document from the top level down to `context`'s has drawn since now (before input into a frame). */
+export async function framesDrawn(session: Session, context: BrowsingContext): Promise<void> {
+  const { window, frames } = context;
+  const levels = [...frames.keys(), frames.length];
+  await Promise.all(levels.map((level) => callAtomIn(session, { window, frames: frames.slice(0, level) }, 'framesDrawn', {})));
+}
+
 /**
  * A rectangle in the innermost frame's viewport → the top-level viewport: offset by each frame
  * element's content box (`boxes` from frameBoxes) and, with `clip`, cut to what each ancestor

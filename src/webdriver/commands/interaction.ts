@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import type { BrowsingContext, DrivenBrowser, Rect } from '../../../backends/backend.ts';
 import { error } from '../errors.ts';
 import { graphemeClusters, isModifierKey, normalisedKeyValue, NULL_KEY, shiftedKey } from '../keys.ts';
-import { frameBoxes, mapToTopLevel } from '../frames.ts';
+import { frameBoxes, framesDrawn, mapToTopLevel } from '../frames.ts';
 import { callAtom, RAW_ATOM } from '../page/index.ts';
 import { p } from '../params.ts';
 import type { Session } from '../session.ts';
@@ -38,10 +38,12 @@ const contains = (r: Rect, x: number, y: number) => x >= r.x && x < r.x + r.widt
  */
 async function clickPoint(session: Session, context: BrowsingContext, id: string, target: ClickTarget): Promise<{ x: number; y: number }> {
   if (context.frames.length === 0) return target;
+  await framesDrawn(session, context);
   let boxes = await frameBoxes(session, context);
   let shown = mapToTopLevel(boxes, target.inView, true);
   if (shown.width <= 0 || shown.height <= 0) {
     target = (await callAtom<ClickTarget | null>(session, 'elementClick', { id, scroll: true }))!;
+    await framesDrawn(session, context);
     boxes = await frameBoxes(session, context);
     shown = mapToTopLevel(boxes, target.inView, true);
     if (shown.width <= 0 || shown.height <= 0) {

@@ -38,6 +38,16 @@
     return getKnownElement(id);
   };
 
+  // Resolves once this document has drawn twice from now (at most 100 ms: a hidden page draws
+  // nothing). The browser routes input to an out-of-process frame by what the frames last drew:
+  // a frame not drawn since it loaded or moved would leave the click to its parent.
+  OPS.framesDrawn = function () {
+    return new Promise((resolve) => {
+      requestAnimationFrame(() => requestAnimationFrame(() => resolve(null)));
+      setTimeout(() => resolve(null), 100);
+    });
+  };
+
   // wdgateArgs: { id } of a frame element in this document. Its content box (where the child's
   // viewport is drawn) in this viewport's CSS pixels, and the size of the part of this viewport
   // that shows the document (less scroll bars: what is under them is not seen, nor clickable).
