@@ -87,6 +87,8 @@ export class NativeContext implements DrivenBrowser {
   readonly #context: BrowserContext;
   readonly #pages = new Map<string, Page>();
   readonly #tracking = new Map<string, Promise<Page | undefined>>();
+  /** Windows minimized by Minimize Window (headless windows change state only through us). */
+  readonly #minimized = new Set<string>();
   readonly #loadStates = new WeakMap<Page, LoadState>();
   readonly #prompts = new PromptGuard((page) => this.#loadStates.get(page));
   readonly #libraries = new Libraries();
@@ -217,6 +219,7 @@ export class NativeContext implements DrivenBrowser {
     const id = await this.#windowId(handle);
     // Bounds can only change in the normal state.
     await this.#browser.setWindowBounds(id, { windowState: 'normal' });
+    this.#minimized.delete(handle);
     const bounds: { left?: number; top?: number; width?: number; height?: number } = {};
     if (rect.x !== undefined) bounds.left = rect.x;
     if (rect.y !== undefined) bounds.top = rect.y;
@@ -232,6 +235,8 @@ export class NativeContext implements DrivenBrowser {
 
   async setWindowState(handle: string, state: WindowState): Promise<void> {
     const id = await this.#windowId(handle);
+    if (state === 'minimized') this.#minimized.add(handle);
+    else this.#minimized.delete(handle);
     const current = (await this.#browser.getWindowBounds(id)).windowState ?? 'normal';
     if (current === state) return;
     // Chromium refuses to go from one non-normal state to another directly.
@@ -426,6 +431,9 @@ export class NativeContext implements DrivenBrowser {
 
   async screenshot(handle: string, clip?: Rect): Promise<string> {
     const client = cdp(await this.#page(handle));
+    // A minimized window draws nothing, and a capture waits for a drawing (forever, after a
+    // navigation): it is shown again first, as a user would before taking its picture.
+    if (this.#minimized.delete(handle)) await this.#browser.setWindowBounds(await this.#windowId(handle), { windowState: 'normal' });
     if (clip) {
       // CDP's clip is in document coordinates; ours is relative to the (scrolled) viewport.
       const { cssLayoutViewport } = await client.send('Page.getLayoutMetrics');

@@ -47,6 +47,18 @@ describe('take screenshot', () => {
     assert.deepEqual(split.pixel(split.width - 30, split.height >> 1).slice(0, 3), [255, 0, 0]);
   });
 
+  test('a minimized window is shown again and captured (it would draw nothing after a navigation)', async () => {
+    await s.post('/window/minimize');
+    await s.navigate(pages.page('<style>html, body { background: rgb(0, 255, 0); margin: 0 }</style>'));
+    const img = decodePng(await s.get('/screenshot'));
+    assert.deepEqual(img.pixel(10, 10).slice(0, 3), [0, 255, 0]);
+    assert.equal(await s.execute('return document.visibilityState'), 'visible');
+    // Element screenshots too.
+    await s.post('/window/minimize');
+    await s.navigate(pages.page('<div id="r" style="width: 20px; height: 10px; background: rgb(255, 0, 0)"></div>'));
+    assert.deepEqual(colours(decodePng(await s.get(`/element/${await elementId('#r')}/screenshot`))), { red: 20 * 10 });
+  });
+
   test('captures the scrolled viewport, not the top of the document', async () => {
     await s.navigate(
       pages.page('<style>body { margin: 0 } div { height: 3000px } #b { background: rgb(0,0,255) }</style><div></div><div id="b"></div>'),

@@ -13,13 +13,22 @@ import { sessionCommand } from './types.ts';
  * paints and encodes; a failure to capture is `unable to capture screen`.
  */
 async function capture(session: Session, handle: string, clip?: Rect): Promise<JsonText> {
+  // A page that never draws (hidden, hung renderer) must not hold the session forever.
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the page drew nothing to capture for ${CAPTURE_TIMEOUT_MS / 1000} s`)), CAPTURE_TIMEOUT_MS);
+  });
   try {
-    return base64Json(await session.browser.screenshot(handle, clip));
+    return base64Json(await Promise.race([session.browser.screenshot(handle, clip), timedOut]));
   } catch (e) {
     if (e instanceof WebDriverError || e instanceof NoSuchWindowError) throw e;
     throw error('unable to capture screen', e instanceof Error ? e.message : String(e));
+  } finally {
+    clearTimeout(timer);
   }
 }
+
+const CAPTURE_TIMEOUT_MS = 20_000;
 
 export const takeScreenshot = sessionCommand({
   async handler({ session }) {
