@@ -11,6 +11,10 @@ if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
+# The security tests: a client on another address (ip netns + curl), a certificate (openssl).
+command -v ip >/dev/null 2>&1 || need+=(iproute2)
+command -v curl >/dev/null 2>&1 || need+=(curl)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 # Python Selenium from Debian, for the client-library tests (the distro python, not a pyenv one).
 [ -n "${WDGATE_SKIP_CLIENT_TESTS:-}" ] || /usr/bin/python3 -c 'import selenium' >/dev/null 2>&1 || need+=(python3-selenium)
 

@@ -1,11 +1,14 @@
 // Start and stop a whole gateway: backends, the W3C layer, the HTTP edge, and cleanup on exit.
+import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { Backend, BackendEnvironment } from '../backends/backend.ts';
 import { createBackends, deadGatewayDirs } from '../backends/index.ts';
 import { createLogger, type Logger } from './ops/log.ts';
 import { Pool } from './pool/pool.ts';
 import { SESSION_DIR_PREFIX } from './webdriver/session.ts';
-import type { Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
+import { collectTokens, TokenFileError, type Tokens } from './server/auth.ts';
+import { checkTlsFiles, TlsSettingsError } from './server/tls.ts';
 import { startServer, uwsImplementation } from './server/http.ts';
 import { Gateway } from './webdriver/gateway.ts';
 
@@ -18,6 +21,17 @@ export interface RunningGateway {
 }
 
 export async function startGateway(config: Config, log: Logger = createLogger(config.logLevel)): Promise<RunningGateway> {
+  // Settings that cannot work are found before anything starts (ConfigError: exit code 2).
+  const tokens = loadTokens(config);
+  const tls = config.certificate ? { certFile: config.certificate, keyFile: config.certificateKey ?? config.certificate } : undefined;
+  if (tls) {
+    try {
+      checkTlsFiles(tls.certFile, tls.keyFile);
+    } catch (e) {
+      if (e instanceof TlsSettingsError) throw new ConfigError(e.message);
+      throw e;
+    }
+  }
   const backends = await createBackends({ native: config.native });
   // Leftovers of a gateway that died without cleaning up: its browsers, profiles, upload dirs.
   for (const backend of backends) await backend.sweep(config.tempDir);
@@ -41,14 +55,23 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     pool,
     admission: { maxSessions: config.maxSessions, maxQueued: config.maxQueuedSessions, queueTimeout: config.sessionQueueTimeout },
     sessionIdleTimeout: config.sessionIdleTimeout,
+    newSessionsPerSecond: config.newSessionsPerSecond,
     log,
   });
-  const tls = config.certificate ? { certFile: config.certificate, keyFile: config.certificateKey ?? config.certificate } : undefined;
   const server = await startServer(gateway, {
     host: config.listenAddress,
     port: config.port,
     tls,
     maxBodyBytes: config.maxBodyBytes,
+    maxUrlLength: config.maxUrlLength,
+    maxJsonDepth: config.maxJsonDepth,
+    maxHeaderBytes: config.maxHeaderBytes,
+    access: {
+      tokens,
+      requireAuthOnLoopback: config.requireAuthOnLoopback,
+      allowHosts: config.allowHosts,
+      allowOrigins: config.allowOrigins,
+    },
   });
   const scheme = tls ? 'https' : 'http';
   const url = `${scheme}://${config.listenAddress.includes(':') ? `[${config.listenAddress}]` : config.listenAddress}:${server.port}`;
@@ -71,6 +94,24 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
       return closing;
     },
   };
+}
+
+/** The principals' tokens: the token file, WDGATE_TOKEN and the config's authTokens. */
+function loadTokens(config: Config): Tokens {
+  let fileText: string | undefined;
+  if (config.authTokenFile) {
+    try {
+      fileText = readFileSync(config.authTokenFile, 'utf8');
+    } catch (e) {
+      throw new ConfigError(`the token file ${config.authTokenFile} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  }
+  try {
+    return collectTokens({ file: config.authTokenFile, fileText, env: process.env.WDGATE_TOKEN, list: config.authTokens });
+  } catch (e) {
+    if (e instanceof TokenFileError) throw new ConfigError(e.message);
+    throw e;
+  }
 }
 
 /** Backends of the gateways running in this process, for the last-resort kill on exit. */

@@ -10,7 +10,7 @@ Usage: wdgate [options]
 
   --port <n>                        port to listen on (default 8000; 0 picks a free one)
   --listen-address <addr>           address to listen on (default 0.0.0.0; peers that are not
-                                    on loopback are refused until token authentication exists)
+                                    on loopback are refused unless tokens are configured)
   --headless                        run browsers headless (needed on machines without a display)
   --certificate <file>              serve HTTPS with this PEM certificate; the PEM file may also
                                     hold the private key, or name the key with --certificate-key
@@ -24,6 +24,12 @@ Usage: wdgate [options]
                                     wait in a queue (maxQueuedSessions, sessionQueueTimeout)
   --log-level <level>               fatal, error, warn, info (default), debug, trace or silent;
                                     logs are JSON lines on standard output
+  --auth-token-file <file>          tokens that open the gateway to other machines: one per line,
+                                    "token" or "name token max-sessions" (also: env WDGATE_TOKEN)
+  --require-auth-on-loopback        loopback clients need a token too
+  --allow-hosts <a,b>               Host names accepted besides IP addresses and localhost
+                                    (behind a reverse proxy)
+  --allow-origins <a,b>             origins (https://host:port) whose web pages may call wdgate
   --config <file>                   JSON settings file (keys as in config/default.json)
   --help                            show this help
   --version                         show the version
@@ -41,6 +47,10 @@ const OPTIONS = {
   'default-time-zone': { type: 'string' },
   'max-sessions': { type: 'string' },
   'log-level': { type: 'string' },
+  'auth-token-file': { type: 'string' },
+  'require-auth-on-loopback': { type: 'boolean' },
+  'allow-hosts': { type: 'string' },
+  'allow-origins': { type: 'string' },
   config: { type: 'string' },
   help: { type: 'boolean' },
   version: { type: 'boolean' },
@@ -80,6 +90,10 @@ function configFromArgs(argv: string[]): Config {
       defaultTimeZone: values['default-time-zone'],
       maxSessions: values['max-sessions'],
       logLevel: values['log-level'],
+      authTokenFile: values['auth-token-file'],
+      requireAuthOnLoopback: values['require-auth-on-loopback'],
+      allowHosts: values['allow-hosts'],
+      allowOrigins: values['allow-origins'],
     });
   } catch (e) {
     if (e instanceof ConfigError) usageError(e.message);
@@ -91,6 +105,8 @@ const config = configFromArgs(process.argv.slice(2));
 try {
   installShutdown(await startGateway(config));
 } catch (e) {
+  // A setting that cannot be used (token file, certificate) is a usage error too: exit code 2.
+  if (e instanceof ConfigError) usageError(e.message);
   process.stderr.write(`wdgate: ${(e as Error).message}\n`);
   process.exit(1);
 }

@@ -27,6 +27,24 @@ export interface Config {
   pool: PoolConfig;
   logLevel: LogLevel;
   maxBodyBytes: number;
+  /** Request paths longer than this are refused (bytes). */
+  maxUrlLength: number;
+  /** JSON bodies nested deeper than this are refused. */
+  maxJsonDepth: number;
+  /** Request headers larger than this (names and values) are refused (bytes). */
+  maxHeaderBytes: number;
+  /** New Session requests one principal may make per second (bursts of as many). */
+  newSessionsPerSecond: number;
+  /** Token file (src/server/auth.ts): tokens never come from the command line. */
+  authTokenFile: string | null;
+  /** Tokens in the config file itself: a token, or {name, token, maxSessions}. */
+  authTokens: (string | { name: string; token: string; maxSessions?: number })[];
+  /** Loopback clients need a token too (when tokens are configured). */
+  requireAuthOnLoopback: boolean;
+  /** Host names accepted in the Host header besides IP addresses and localhost. */
+  allowHosts: string[];
+  /** Origins whose web pages may call the gateway. */
+  allowOrigins: string[];
   tempDir: string;
   native: { binary: string; allowedBinaries: string[]; allowedArgs: string[] };
 }
@@ -51,6 +69,19 @@ const str: Check = (v, name) => {
   return v;
 };
 const nullable = (inner: Check): Check => (v, name) => (v === null ? null : inner(v, name));
+/** A list, or a comma-separated string (the command line). */
+const names = (pattern: RegExp, what: string): Check => (v, name) => {
+  const list = typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter(Boolean) : v;
+  if (!Array.isArray(list) || !list.every((x) => typeof x === 'string' && pattern.test(x))) {
+    throw new ConfigError(`${name} must be a list of ${what} (got ${JSON.stringify(v)})`);
+  }
+  return list.map((x: string) => x.toLowerCase());
+};
+function authTokens(v: unknown, name: string): Config['authTokens'] {
+  const ok = Array.isArray(v) && v.every((t) => typeof t === 'string' || (typeof t === 'object' && t !== null && typeof t.name === 'string' && typeof t.token === 'string'));
+  if (!ok) throw new ConfigError(`${name} must be a list of tokens or {"name", "token", "maxSessions"} objects`);
+  return v as Config['authTokens'];
+}
 
 function timeZone(v: unknown, name: string): string {
   const zone = str(v, name) as string;
@@ -117,6 +148,15 @@ const SCHEMA: Record<keyof Config, Check> = {
     return v;
   },
   maxBodyBytes: int(1024, 2 ** 31),
+  maxUrlLength: int(256, 1_000_000),
+  maxJsonDepth: int(8, 10_000),
+  maxHeaderBytes: int(1024, 1_000_000),
+  newSessionsPerSecond: int(1, 100_000),
+  authTokenFile: nullable(str),
+  authTokens,
+  requireAuthOnLoopback: bool,
+  allowHosts: names(/^[a-z0-9.-]+$/i, 'host names'),
+  allowOrigins: names(/^(https?:\/\/[^/\s]+|null)$/i, 'origins such as https://ci.example:8443'),
   tempDir: nullable(str),
   native,
 };

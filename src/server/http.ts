@@ -6,7 +6,10 @@ import { error, serializeError, toWebDriverError, type WebDriverError } from '..
 import type { Gateway } from '../webdriver/gateway.ts';
 import { JsonText, TextBody } from '../webdriver/json.ts';
 import { matchRoute } from './routes.ts';
-import { checkRequest } from './security.ts';
+import { LOCAL } from './auth.ts';
+import type { Principal } from './auth.ts';
+import { checkRequest, type AccessPolicy, type RequestFacts } from './security.ts';
+import { jsonDepthExceeds } from './limits.ts';
 
 const require = createRequire(import.meta.url);
 const uWS = require('uWebSockets.js') as typeof import('uWebSockets.js');
@@ -20,11 +23,19 @@ export interface ServerOptions {
   /** PEM files for HTTPS; the key may be in the certificate file. */
   tls?: { certFile: string; keyFile: string };
   maxBodyBytes: number;
+  /** Request paths longer than this are refused (bytes). */
+  maxUrlLength: number;
+  /** Request headers larger than this, names and values together, are refused (bytes). */
+  maxHeaderBytes: number;
+  /** JSON bodies nested deeper than this are refused. */
+  maxJsonDepth: number;
+  access: AccessPolicy;
 }
 
 const STATUS_TEXT: Record<number, string> = {
   200: '200 OK',
   400: '400 Bad Request',
+  401: '401 Unauthorized',
   403: '403 Forbidden',
   404: '404 Not Found',
   405: '405 Method Not Allowed',
@@ -57,14 +68,25 @@ function handle(gateway: Gateway, options: ServerOptions, res: HttpResponse, req
   // uWS contract: read everything from req now; it is gone once this function returns.
   const method = req.getCaseSensitiveMethod().toUpperCase();
   const path = req.getUrl();
-  const host = req.getHeader('host');
-  const origin = req.getHeader('origin');
-  const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
+  let headerBytes = 0;
+  req.forEach((name, value) => void (headerBytes += name.length + value.length + 4));
+  const facts = {
+    peer: Buffer.from(res.getRemoteAddressAsText()).toString(),
+    method,
+    host: req.getHeader('host'),
+    origin: req.getHeader('origin'),
+    contentType: req.getHeader('content-type'),
+    authorization: req.getHeader('authorization'),
+  };
+  // A body the request carries is read to its end before any answer, even a refusal: a keep-alive
+  // connection is only usable for the next request once this one is consumed.
+  const hasBody = method === 'POST' || !['', '0'].includes(req.getHeader('content-length')) || req.getHeader('transfer-encoding') !== '';
   const state: ResponseState = { aborted: false, head: method === 'HEAD' };
   // The client going away is told to what waits for it (a queued New Session leaves the queue);
   // the signal is made only for a command that asks for it.
   let gone: AbortController | undefined;
   const request = {
+    principal: LOCAL,
     get signal(): AbortSignal {
       gone ??= new AbortController();
       if (state.aborted && !state.answered) gone.abort();
@@ -76,18 +98,17 @@ function handle(gateway: Gateway, options: ServerOptions, res: HttpResponse, req
     gone?.abort();
   });
 
-  const verdict = checkRequest(peer, host, origin);
-  if (!verdict.ok) {
-    const body = JSON.stringify({ value: { error: 'unknown error', message: verdict.message, stacktrace: '' } });
-    return send(res, state, verdict.status, body);
-  }
+  const gate = admit(gateway, options, facts, path, headerBytes);
+  if ('refusal' in gate) return afterBody(res, state, hasBody, options.maxBodyBytes, () => gate.refusal(res, state));
+  request.principal = gate.principal;
 
   const match = matchRoute(method, path);
-  if (match.kind === 'unknown command') {
-    return sendError(res, state, error('unknown command', `no command is mapped to ${method} ${path}`));
-  }
-  if (match.kind === 'unknown method') {
-    return sendError(res, state, error('unknown method', `${method} is not supported for ${path} (allowed: ${match.allowed.join(', ')})`));
+  if (match.kind !== 'found') {
+    const e =
+      match.kind === 'unknown command'
+        ? error('unknown command', `no command is mapped to ${method} ${path}`)
+        : error('unknown method', `${method} is not supported for ${path} (allowed: ${match.allowed.join(', ')})`);
+    return afterBody(res, state, hasBody, options.maxBodyBytes, () => sendError(res, state, e));
   }
   const { route, urlParams } = match;
   const run = (body: unknown) =>
@@ -99,17 +120,18 @@ function handle(gateway: Gateway, options: ServerOptions, res: HttpResponse, req
       (e) => sendError(res, state, toWebDriverError(e)),
     );
 
-  if (method !== 'POST') {
-    void run(undefined);
-    return;
-  }
-  readBody(res, options.maxBodyBytes, (raw) => {
-    if (raw === null) return sendError(res, state, error('invalid argument', `request body exceeds ${options.maxBodyBytes} bytes`));
+  if (method !== 'POST') return afterBody(res, state, hasBody, options.maxBodyBytes, () => void run(undefined));
+  readBody(res, options.maxBodyBytes, true, (raw) => {
+    if (raw === null) return bodyTooLarge(res, state, options.maxBodyBytes);
     // An empty POST body is taken as {} (chromedriver does; some clients send none for Back).
     if (raw.length === 0) return void run({});
     let body: unknown;
+    const text = raw.toString('utf8');
+    if (jsonDepthExceeds(text, options.maxJsonDepth)) {
+      return sendError(res, state, error('invalid argument', `request body nests deeper than ${options.maxJsonDepth} levels (maxJsonDepth)`));
+    }
     try {
-      body = JSON.parse(raw.toString('utf8'));
+      body = JSON.parse(text);
     } catch (e) {
       return sendError(res, state, error('invalid argument', `request body is not valid JSON: ${(e as Error).message}`));
     }
@@ -120,8 +142,46 @@ function handle(gateway: Gateway, options: ServerOptions, res: HttpResponse, req
   });
 }
 
+/** The security gate and the size limits on what was read so far: whose request it is, or how to refuse it. */
+function admit(
+  gateway: Gateway,
+  options: ServerOptions,
+  facts: RequestFacts,
+  path: string,
+  headerBytes: number,
+): { principal: Principal } | { refusal: (res: HttpResponse, state: ResponseState) => void } {
+  const verdict = checkRequest(facts, options.access);
+  if (!verdict.ok) {
+    // Who was refused and why, never what they sent (a wrong token stays secret too).
+    gateway.log.info({ event: 'request refused', peer: facts.peer, method: facts.method, path, status: verdict.status, reason: verdict.message });
+    const body = JSON.stringify({ value: { error: 'unknown error', message: verdict.message, stacktrace: '' } });
+    return { refusal: (res, state) => send(res, state, verdict.status, body, JSON_TYPE, verdict.headers) };
+  }
+  if (path.length > options.maxUrlLength) {
+    const e = error('invalid argument', `the request path is longer than ${options.maxUrlLength} bytes (maxUrlLength)`);
+    return { refusal: (res, state) => sendError(res, state, e) };
+  }
+  if (headerBytes > options.maxHeaderBytes) {
+    const e = error('invalid argument', `the request headers are ${headerBytes} bytes, more than ${options.maxHeaderBytes} (maxHeaderBytes)`);
+    return { refusal: (res, state) => sendError(res, state, e) };
+  }
+  return { principal: verdict.principal };
+}
+
+/** Run `answer` once the request's body (if any) has been read and dropped. */
+function afterBody(res: HttpResponse, state: ResponseState, hasBody: boolean, limit: number, answer: () => void): void {
+  if (!hasBody) return answer();
+  readBody(res, limit, false, (raw) => (raw === null ? bodyTooLarge(res, state, limit) : answer()));
+}
+
+/** Answered before the body ends: the connection cannot serve another request, and says so. */
+function bodyTooLarge(res: HttpResponse, state: ResponseState, limit: number): void {
+  const { status, body } = serializeError(error('invalid argument', `request body exceeds ${limit} bytes (maxBodyBytes)`));
+  send(res, state, status, body, JSON_TYPE, { Connection: 'close' });
+}
+
 /** Collect the body; `null` if it grows past the limit. Chunks are views into a reused buffer. */
-function readBody(res: HttpResponse, limit: number, done: (body: Buffer | null) => void): void {
+function readBody(res: HttpResponse, limit: number, keep: boolean, done: (body: Buffer | null) => void): void {
   const chunks: Buffer[] = [];
   let size = 0;
   let over = false;
@@ -132,7 +192,7 @@ function readBody(res: HttpResponse, limit: number, done: (body: Buffer | null) 
       over = true;
       return done(null);
     }
-    chunks.push(Buffer.from(chunk.slice(0)));
+    if (keep) chunks.push(Buffer.from(chunk.slice(0)));
     if (isLast) done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
   });
 }
@@ -151,7 +211,7 @@ function sendError(res: HttpResponse, state: ResponseState, e: WebDriverError): 
   send(res, state, status, body);
 }
 
-function send(res: HttpResponse, state: ResponseState, status: number, body: string, contentType = JSON_TYPE): void {
+function send(res: HttpResponse, state: ResponseState, status: number, body: string, contentType = JSON_TYPE, headers?: Record<string, string>): void {
   if (state.aborted) return;
   state.aborted = true; // answered: never touch res again
   state.answered = true;
@@ -160,6 +220,7 @@ function send(res: HttpResponse, state: ResponseState, status: number, body: str
       .writeStatus(STATUS_TEXT[status] ?? `${status} Error`)
       .writeHeader('Content-Type', contentType)
       .writeHeader('Cache-Control', 'no-cache');
+    for (const [name, value] of Object.entries(headers ?? {})) res.writeHeader(name, value);
     // (endWithoutBody(length) leaves this uWS build's response unfinished: no length given.)
     if (state.head) res.endWithoutBody();
     else res.end(body);

@@ -1,8 +1,32 @@
 // Who may talk to the gateway. Full browser control is remote code execution, so the gate runs
-// before routing and denies by default: loopback peers only (token authentication arrives later),
-// Host must name this machine (DNS rebinding), and no browser page may call us (Origin).
+// before routing and denies by default: loopback peers only unless tokens are configured (then
+// a token is needed from anywhere else, and on loopback too if the operator says so); Host must
+// name this machine or an allowed name (DNS rebinding); no web page may call us (Origin) unless
+// allowed; and no POST a page could send cross-site without a preflight (Content-Type).
+import { LOCAL, type Principal, type Tokens } from './auth.ts';
 
-export type Verdict = { ok: true } | { ok: false; status: 403; message: string };
+export type Verdict =
+  | { ok: true; principal: Principal }
+  | { ok: false; status: 401 | 403; message: string; headers?: Record<string, string> };
+
+export interface AccessPolicy {
+  tokens: Tokens;
+  /** Loopback peers need a token too. */
+  requireAuthOnLoopback: boolean;
+  /** Host names accepted besides IP addresses and localhost (lower case, no port). */
+  allowHosts: string[];
+  /** Origins (scheme://host[:port]) whose pages may call the gateway. */
+  allowOrigins: string[];
+}
+
+export interface RequestFacts {
+  peer: string;
+  method: string;
+  host: string;
+  origin: string;
+  contentType: string;
+  authorization: string;
+}
 
 /** Is a peer address (as uWS prints it) on the loopback network? */
 export function isLoopbackAddress(address: string): boolean {
@@ -20,27 +44,65 @@ export function isLoopbackAddress(address: string): boolean {
   return false;
 }
 
-/** Host header names this machine by IP literal or "localhost" (no DNS names: rebinding). */
-const ACCEPTABLE_HOST = /^(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+/** Host header names this machine by IP literal or "localhost", or an allowed name (no other DNS names: rebinding). */
+const IP_OR_LOCALHOST = /^(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]+\])$/i;
 
-function isAcceptableHost(host: string): boolean {
+function isAcceptableHost(host: string, allowHosts: string[]): boolean {
   if (host === '') return true; // HTTP/1.0 clients may omit it
-  return ACCEPTABLE_HOST.test(host); // case-insensitive: host names are (RFC 3986 §3.2.2)
+  const name = /^(\[[^\]]*\]|[^:]*)(?::\d{1,5})?$/.exec(host)?.[1]?.toLowerCase(); // host names are case-insensitive (RFC 3986 §3.2.2)
+  if (name === undefined) return false;
+  return IP_OR_LOCALHOST.test(name) || allowHosts.includes(name);
 }
 
-export function checkRequest(peer: string, host: string, origin: string): Verdict {
-  if (!isLoopbackAddress(peer)) {
+/** POST bodies a web page may send cross-site without a CORS preflight (CVE-2020-15660 in geckodriver). */
+const SIMPLE_CONTENT_TYPES = new Set(['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain']);
+
+const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="wdgate", Bearer' };
+
+export function checkRequest(request: RequestFacts, policy: AccessPolicy): Verdict {
+  const loopback = isLoopbackAddress(request.peer);
+  let principal: Principal | null = null;
+  if (policy.tokens.configured) {
+    principal = request.authorization === '' ? null : policy.tokens.authenticate(request.authorization);
+    if (!principal && request.authorization !== '') {
+      return { ok: false, status: 401, message: 'the token is not valid', headers: CHALLENGE };
+    }
+    if (!principal && (!loopback || policy.requireAuthOnLoopback)) {
+      return {
+        ok: false,
+        status: 401,
+        message: 'a token is required: send Authorization: Bearer <token>, or the token as the password of HTTP Basic (http://user:token@host:port)',
+        headers: CHALLENGE,
+      };
+    }
+  } else if (!loopback) {
     return {
       ok: false,
       status: 403,
-      message: `connections from ${peer} are refused: wdgate accepts loopback clients only until an authentication token is configured`,
+      message: `connections from ${request.peer} are refused: wdgate serves loopback clients only until tokens are configured (--auth-token-file or WDGATE_TOKEN)`,
     };
   }
-  if (!isAcceptableHost(host)) {
-    return { ok: false, status: 403, message: `Host header ${JSON.stringify(host)} is not accepted: use an IP address or localhost` };
+  if (!isAcceptableHost(request.host, policy.allowHosts)) {
+    return {
+      ok: false,
+      status: 403,
+      message: `Host header ${JSON.stringify(request.host)} is refused (DNS rebinding): use an IP address or localhost, or allow the name with --allow-hosts`,
+    };
   }
-  if (origin !== '') {
-    return { ok: false, status: 403, message: `requests from web pages (Origin ${origin}) are refused` };
+  if (request.origin !== '' && !policy.allowOrigins.includes(request.origin)) {
+    return {
+      ok: false,
+      status: 403,
+      message: `requests from web pages are refused (Origin ${request.origin}): allow that origin with --allow-origins`,
+    };
   }
-  return { ok: true };
+  const type = request.contentType.split(';')[0]!.trim().toLowerCase();
+  if (request.method === 'POST' && SIMPLE_CONTENT_TYPES.has(type)) {
+    return {
+      ok: false,
+      status: 403,
+      message: `Content-Type ${type} is refused (a web page can send it cross-site without asking): send application/json`,
+    };
+  }
+  return { ok: true, principal: principal ?? LOCAL };
 }

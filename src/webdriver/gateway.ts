@@ -4,6 +4,8 @@ import type { Backend, BackendEnvironment } from '../../backends/backend.ts';
 import type { Logger } from '../ops/log.ts';
 import { Metrics } from '../ops/metrics.ts';
 import type { Pool } from '../pool/pool.ts';
+import { LOCAL, type Principal } from '../server/auth.ts';
+import { RateLimit } from '../server/limits.ts';
 import { Admission, type AdmissionConfig } from './admission.ts';
 import { commands } from './commands/index.ts';
 import { UserPromptOpenedError } from '../../backends/backend.ts';
@@ -19,12 +21,16 @@ export interface GatewayOptions {
   admission: AdmissionConfig;
   /** A session no command used for this long is ended (ms). */
   sessionIdleTimeout: number;
+  /** New Session requests one principal may make per second. */
+  newSessionsPerSecond: number;
   log: Logger;
 }
 
-/** What the edge knows of a request beyond its command: the client going away. */
+/** What the edge knows of a request beyond its command: who asks, and the client going away. */
 export interface RequestContext {
   signal?: AbortSignal;
+  /** Whose request it is (the security gate's answer); a loopback client without a token is LOCAL. */
+  principal?: Principal;
 }
 
 export class Gateway {
@@ -35,6 +41,9 @@ export class Gateway {
   readonly environment: BackendEnvironment;
   readonly pool: Pool;
   readonly admission: Admission;
+  readonly newSessionRate: RateLimit;
+  /** Sessions per principal, those being created included (a principal's own maximum). */
+  readonly #owned = new Map<string, number>();
   #closing = false;
 
   constructor(options: GatewayOptions) {
@@ -42,6 +51,7 @@ export class Gateway {
     this.environment = options.environment;
     this.pool = options.pool;
     this.admission = new Admission(options.admission);
+    this.newSessionRate = new RateLimit(options.newSessionsPerSecond);
     this.log = options.log;
     this.sessions = new Sessions(options.log);
     this.sessions.reapIdle(options.sessionIdleTimeout);
@@ -60,6 +70,26 @@ export class Gateway {
     return this.#closing;
   }
 
+  /**
+   * Count a session (being created) against its principal's own maximum; session not created
+   * past it. Returns how to give the count back (once).
+   */
+  claimSession(principal: Principal): () => void {
+    const owned = this.#owned.get(principal.name) ?? 0;
+    if (principal.maxSessions !== null && owned >= principal.maxSessions) {
+      throw error('session not created', `${principal.name} has ${owned} sessions, its maximum (max-sessions in the token file)`);
+    }
+    this.#owned.set(principal.name, owned + 1);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      const left = (this.#owned.get(principal.name) ?? 1) - 1;
+      if (left === 0) this.#owned.delete(principal.name);
+      else this.#owned.set(principal.name, left);
+    };
+  }
+
   /** Run one command. Throws WebDriverError (or anything, which the edge maps to unknown error). */
   async execute(name: string, urlParams: Record<string, string>, body: unknown, request: RequestContext = {}): Promise<unknown> {
     const started = performance.now();
@@ -70,7 +100,7 @@ export class Gateway {
       const ms = Math.round((performance.now() - started) * 10) / 10;
       this.metrics.commandErrors.inc({ command: name, error: code });
       // One line per failed command: never its body (it may hold a user's data).
-      this.log.info({ event: 'command failed', sessionId: urlParams.sessionId, command: name, error: code, ms });
+      this.log.info({ event: 'command failed', sessionId: urlParams.sessionId, principal: (request.principal ?? LOCAL).name, command: name, error: code, ms });
       throw e;
     } finally {
       this.metrics.commandDuration.observe({ command: name }, (performance.now() - started) / 1000);
@@ -85,9 +115,11 @@ export class Gateway {
       return command.handler({ gateway: this, urlParams, request }, params);
     }
     const id = urlParams.sessionId!;
-    const session = this.sessions.get(id);
+    // A session of another principal is as unknown as one that never was.
+    const owner = (request.principal ?? LOCAL).name;
+    const session = this.sessions.get(id, owner);
     if (!session) {
-      const ending = this.sessions.ending(id);
+      const ending = this.sessions.ending(id, owner);
       throw error('invalid session id', ending ? `session ${id} has ended: ${ending}` : `no active session with id ${id}`);
     }
     const params = command.params ? command.params(body, '') : body;

@@ -22,6 +22,8 @@ export interface SessionInit {
   strictFileInteractability: boolean;
   unhandledPromptBehavior: PromptHandlerConfig;
   log: Logger;
+  /** The principal that created the session (src/server/auth.ts): only it may use the session. */
+  owner: string;
   /** Give the browser back (its context is disposed of) and the session's slot. Never throws. */
   release(): Promise<void>;
 }
@@ -35,6 +37,7 @@ export class Session {
   readonly strictFileInteractability: boolean;
   readonly unhandledPromptBehavior: PromptHandlerConfig;
   readonly log: Logger;
+  readonly owner: string;
   /** The current top-level browsing context's window handle; null once it was closed. */
   currentWindow: string | null;
   /** Frame path of the current browsing context below the top level (empty: top level). */
@@ -64,6 +67,7 @@ export class Session {
     this.strictFileInteractability = init.strictFileInteractability;
     this.unhandledPromptBehavior = init.unhandledPromptBehavior;
     this.log = init.log;
+    this.owner = init.owner;
     this.currentWindow = init.browser.initialWindow;
     this.release = init.release;
     // Spec §16: beforeunload prompts are handled as they open (src/webdriver/prompts.ts).

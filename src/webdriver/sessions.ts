@@ -8,7 +8,7 @@ const REMEMBERED_ENDINGS = 1000;
 
 export class Sessions {
   readonly #byId = new Map<string, Session>();
-  readonly #endings = new Map<string, string>();
+  readonly #endings = new Map<string, { reason: string; owner: string }>();
   /** Browsers still being given back after their session ended (the client already has its answer). */
   readonly #closing = new Set<Promise<void>>();
   #reaper: NodeJS.Timeout | undefined;
@@ -26,17 +26,25 @@ export class Sessions {
     this.#byId.set(session.id, session);
   }
 
-  get(id: string): Session | undefined {
-    return this.#byId.get(id);
+  /** The session with this id, if `owner` owns it (another principal learns nothing of it). */
+  get(id: string, owner?: string): Session | undefined {
+    const session = this.#byId.get(id);
+    return owner === undefined || session?.owner === owner ? session : undefined;
   }
 
-  /** Why a session that is no longer active ended, if it ended here lately. */
-  ending(id: string): string | undefined {
-    return this.#endings.get(id);
+  /** Why a session of `owner` that is no longer active ended, if it ended here lately. */
+  ending(id: string, owner: string): string | undefined {
+    const ending = this.#endings.get(id);
+    return ending?.owner === owner ? ending.reason : undefined;
   }
 
   all(): Session[] {
     return [...this.#byId.values()];
+  }
+
+  /** Sessions of one principal. */
+  of(owner: string): Session[] {
+    return this.all().filter((session) => session.owner === owner);
   }
 
   /**
@@ -47,8 +55,8 @@ export class Sessions {
     if (session.ended) return Promise.resolve();
     session.ended = true;
     this.#byId.delete(session.id);
-    this.#endings.set(session.id, reason);
-    this.#log.info({ event: 'session ended', sessionId: session.id, reason, ageMs: Date.now() - session.createdAt });
+    this.#endings.set(session.id, { reason, owner: session.owner });
+    this.#log.info({ event: 'session ended', sessionId: session.id, principal: session.owner, reason, ageMs: Date.now() - session.createdAt });
     if (this.#endings.size > REMEMBERED_ENDINGS) this.#endings.delete(this.#endings.keys().next().value!);
     // The session's temporary files (uploads) go with it; shutdown waits for both.
     const closing = Promise.all([session.release(), session.removeTemporaryFiles()]).then(() => {});

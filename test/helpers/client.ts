@@ -11,12 +11,21 @@ export interface Reply {
 }
 
 export class Client {
-  constructor(readonly url: string) {}
+  /** `headers` go with every request (Authorization for a principal's token). */
+  constructor(
+    readonly url: string,
+    readonly headers: Record<string, string> = {},
+  ) {}
+
+  /** The same gateway, as the principal of this token. */
+  withToken(token: string): Client {
+    return new Client(this.url, { ...this.headers, authorization: `Bearer ${token}` });
+  }
 
   async raw(method: string, path: string, body?: unknown, init: RequestInit = {}): Promise<Reply> {
     const res = await fetch(this.url + path, {
       method,
-      headers: { 'content-type': 'application/json', ...(init.headers ?? {}) },
+      headers: { 'content-type': 'application/json', ...this.headers, ...(init.headers ?? {}) },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await res.text();

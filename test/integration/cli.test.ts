@@ -4,10 +4,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
+import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Builder } from 'selenium-webdriver';
 import { startGateway } from '../helpers/gateway.ts';
 import { leftoverBrowsers } from '../helpers/pages.ts';
 
@@ -84,6 +85,85 @@ test('--certificate serves HTTPS', async () => {
       await gw.stop();
     }
   } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** A self-signed certificate for 127.0.0.1 and its key, in `dir` (cert.pem, key.pem). */
+function makeCertificate(dir: string, name = ''): { cert: string; key: string } {
+  const cert = join(dir, `${name}cert.pem`);
+  const key = join(dir, `${name}key.pem`);
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert,
+  ], { stdio: 'ignore' });
+  return { cert, key };
+}
+
+test('a missing, unreadable or mismatched certificate or key is a startup error: exit code 2, naming the file', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wdgate-tls-'));
+  try {
+    const one = makeCertificate(dir, 'one-');
+    const two = makeCertificate(dir, 'two-');
+    const notPem = join(dir, 'not.pem');
+    writeFileSync(notPem, 'hello');
+    for (const [args, pattern] of [
+      [['--certificate', join(dir, 'missing.pem')], /certificate .*missing\.pem cannot be read: ENOENT/],
+      [['--certificate', dir], /certificate .* cannot be read: EISDIR/],
+      [['--certificate', notPem], /not\.pem holds no PEM certificate/],
+      [['--certificate', one.cert], /one-cert\.pem holds no private key/],
+      [['--certificate', one.cert, '--certificate-key', join(dir, 'nokey.pem')], /private key .*nokey\.pem cannot be read/],
+      [['--certificate', one.cert, '--certificate-key', one.cert], /holds no private key/],
+      [['--certificate', one.cert, '--certificate-key', two.key], /two-key\.pem does not belong to the certificate .*one-cert\.pem/],
+    ] as const) {
+      const r = await run(['--port', '0', ...args]);
+      assert.equal(r.code, 2, `${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+      assert.match(r.stderr, pattern);
+      assert.doesNotMatch(r.stdout, /listening/);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an unreadable or malformed token file is a startup error: exit code 2, never echoing a token', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wdgate-tokens-'));
+  try {
+    const bad = join(dir, 'tokens');
+    writeFileSync(bad, 'ci secret-token-0123456789 many\n');
+    for (const [args, pattern] of [
+      [['--auth-token-file', join(dir, 'missing')], /token file .*missing cannot be read: ENOENT/],
+      [['--auth-token-file', bad], /tokens line 1: max-sessions must be a positive integer/],
+    ] as const) {
+      const r = await run(['--port', '0', ...args]);
+      assert.equal(r.code, 2, `${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+      assert.match(r.stderr, pattern);
+      assert.doesNotMatch(r.stderr, /secret-token/);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a real client over HTTPS: selenium-webdriver drives a session through --certificate and --certificate-key', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wdgate-tls-'));
+  const { cert, key } = makeCertificate(dir);
+  const gw = await startGateway(['--certificate', cert, '--certificate-key', key], { scheme: 'https' });
+  try {
+    // The client trusts exactly this certificate (no verification switched off).
+    const agent = new Agent({ ca: readFileSync(cert), keepAlive: true });
+    const driver = await new Builder().usingServer(gw.url).usingHttpAgent(agent).forBrowser('chrome').build();
+    try {
+      await driver.get('data:text/html,<title>over TLS</title>');
+      assert.equal(await driver.getTitle(), 'over TLS');
+    } finally {
+      await driver.quit();
+      agent.destroy();
+    }
+    // And a client that does not trust it gets no answer at all.
+    await assert.rejects(fetch(`${gw.url}/status`));
+  } finally {
+    await gw.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -2,16 +2,14 @@
 // the wire shape of every answer, and the security gate (Origin, Host, non-loopback peers).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { createNamespace, namespaceUnavailable } from '../helpers/netns.ts';
 import { leftoverBrowsers } from '../helpers/pages.ts';
 
-const run = promisify(execFile);
 const JSON_TYPE = 'application/json; charset=utf-8';
 const MAX_BODY = 2048;
 
@@ -235,44 +233,22 @@ describe('security gate', () => {
   });
 
   test('a peer that is not on loopback is 403 (from another network namespace)', async (t) => {
-    if (process.getuid?.() !== 0 || !(await run('ip', ['netns', 'list']).then(() => true, () => false))) {
-      t.skip('needs root and `ip netns` to put a client on a non-loopback address');
-      return;
-    }
-    const id = process.pid % 100000;
-    const ns = `wdgate-http-${id}`;
-    const hostIf = `wdga${id}`;
-    const nsIf = `wdgb${id}`;
-    const net = `10.231.${(process.pid % 250) + 1}`;
+    const unavailable = await namespaceUnavailable();
+    if (unavailable) return t.skip(unavailable);
+    const ns = await createNamespace();
     const open = await startGateway(['--listen-address', '0.0.0.0']);
     try {
-      await run('ip', ['netns', 'add', ns]);
-      await run('ip', ['link', 'add', hostIf, 'type', 'veth', 'peer', 'name', nsIf]);
-      await run('ip', ['link', 'set', nsIf, 'netns', ns]);
-      await run('ip', ['addr', 'add', `${net}.1/30`, 'dev', hostIf]);
-      await run('ip', ['link', 'set', hostIf, 'up']);
-      await run('ip', ['netns', 'exec', ns, 'ip', 'addr', 'add', `${net}.2/30`, 'dev', nsIf]);
-      await run('ip', ['netns', 'exec', ns, 'ip', 'link', 'set', nsIf, 'up']);
-
-      const curl = async (path: string) => {
-        const { stdout } = await run('ip', [
-          'netns', 'exec', ns,
-          'curl', '-sS', '-m', '10', '-w', '\n%{http_code}\n%{content_type}', `http://${net}.1:${open.port}${path}`,
-        ]);
-        const [body, code, type] = stdout.split('\n');
-        return { status: Number(code), type, value: JSON.parse(body!).value };
-      };
-      const outside = await curl('/status');
+      const outside = await ns.curl(`http://${ns.hostAddress}:${open.port}/status`);
       assert.equal(outside.status, 403);
       assert.equal(outside.type, JSON_TYPE);
       assert.deepEqual(Object.keys(outside.value).sort(), ['error', 'message', 'stacktrace']);
-      assert.match(outside.value.message, new RegExp(`${net.replace(/\./g, '\\.')}\\.2`));
-      assert.equal((await curl('/session/abc/url')).status, 403);
+      assert.ok(outside.value.message.includes(ns.peerAddress), outside.value.message);
+      assert.match(outside.value.message, /--auth-token-file/);
+      assert.equal((await ns.curl(`http://${ns.hostAddress}:${open.port}/session/abc/url`)).status, 403);
       // The same gateway serves loopback clients.
       assertStatus(await request('GET', '/status', { port: open.port }));
     } finally {
-      await run('ip', ['link', 'del', hostIf]).catch(() => {});
-      await run('ip', ['netns', 'del', ns]).catch(() => {});
+      await ns.close();
       await open.stop();
     }
   });

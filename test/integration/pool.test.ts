@@ -6,6 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Session } from '../helpers/client.ts';
+import { SPEC_TABLE } from '../helpers/spec-errors.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { browserMains, eventually, leftoverBrowsers, processesUsing, profileOf, startPageServer, type PageServer } from '../helpers/pages.ts';
 
@@ -242,7 +243,7 @@ describe('capacity: a FIFO queue for New Session past the maximum', () => {
     const first = await gw.client.newSession();
     try {
       const gone = new AbortController();
-      const request = fetch(`${gw.url}/session`, { method: 'POST', body: '{"capabilities":{}}', signal: gone.signal }).catch(() => 'aborted');
+      const request = fetch(`${gw.url}/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"capabilities":{}}', signal: gone.signal }).catch(() => 'aborted');
       await eventually(async () => (await status(gw)).sessions.queued === 1, 'the request did not queue');
       gone.abort();
       assert.equal(await request, 'aborted');
@@ -315,6 +316,42 @@ describe('a browser that goes away', () => {
     // Its helper processes and its profile are gone, and it was waited for: no zombie child.
     await eventually(async () => (await processesUsing(profile)) === 0 && !existsSync(profile), 'the dead browser left processes or its profile');
     await eventually(() => zombieChildren(gw.process.pid!).length === 0, 'a zombie child of the gateway is left');
+  });
+});
+
+describe('a browser killed in the middle of a command', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await gatewayWith({ pool: { minWarm: 1, sessionsPerBrowser: 1 } });
+  });
+  after(() => stop(gw));
+
+  test('the command answers with an error at once (not at its script timeout), and the session is gone', async () => {
+    // The script tells a server of ours it runs (commands of a session run one at a time, so
+    // the session itself cannot be asked), then waits for a callback that never comes.
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const server = createServer((_req, res) => {
+      started();
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const s = await gw.client.newSession({ timeouts: { script: 600_000 } });
+    const [browser] = await browserMains(gw.process.pid!);
+    const pending = s.raw('POST', '/execute/async', { script: `fetch('http://127.0.0.1:${port}/started', { mode: 'no-cors' })`, args: [] });
+    await running;
+    server.close();
+    process.kill(browser!, 'SIGKILL');
+    let timer: NodeJS.Timeout | undefined;
+    const reply = await Promise.race([
+      pending,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the command never answered after its browser was killed')), 30_000))),
+    ]).finally(() => clearTimeout(timer));
+    assert.notEqual(reply.status, 200, JSON.stringify(reply.value));
+    assert.equal(typeof reply.value.error, 'string');
+    assert.equal(reply.status, SPEC_TABLE[reply.value.error], JSON.stringify(reply.value));
+    await eventually(async () => (await s.raw('GET', '/url')).status === 404, 'the session outlived its browser');
   });
 });
 

@@ -2,39 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NavigationTimeoutError, NoSuchWindowError, ScriptError } from '../../backends/backend.ts';
+import { SPEC_TABLE } from '../helpers/spec-errors.ts';
 import { ERROR_STATUS, error, isErrorCode, serializeError, toWebDriverError, WebDriverError } from '../../src/webdriver/errors.ts';
-
-// The spec's table, written out independently of src/webdriver/errors.ts.
-const SPEC_TABLE: Record<string, number> = {
-  'element click intercepted': 400,
-  'element not interactable': 400,
-  'insecure certificate': 400,
-  'invalid argument': 400,
-  'invalid cookie domain': 400,
-  'invalid element state': 400,
-  'invalid selector': 400,
-  'invalid session id': 404,
-  'javascript error': 500,
-  'move target out of bounds': 500,
-  'no such alert': 404,
-  'no such cookie': 404,
-  'no such element': 404,
-  'no such frame': 404,
-  'no such window': 404,
-  'no such shadow root': 404,
-  'script timeout': 500,
-  'session not created': 500,
-  'stale element reference': 404,
-  'detached shadow root': 404,
-  timeout: 500,
-  'unable to set cookie': 500,
-  'unable to capture screen': 500,
-  'unexpected alert open': 500,
-  'unknown command': 404,
-  'unknown error': 500,
-  'unknown method': 405,
-  'unsupported operation': 500,
-};
 
 test('every W3C error code has the spec status, and there are no others', () => {
   assert.deepEqual(Object.keys(ERROR_STATUS).sort(), Object.keys(SPEC_TABLE).sort());

@@ -1,7 +1,8 @@
 // The security gate: loopback peers only, Host naming this machine, no Origin.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkRequest, isLoopbackAddress } from '../../src/server/security.ts';
+import { checkRequest, isLoopbackAddress, type AccessPolicy, type RequestFacts } from '../../src/server/security.ts';
+import { collectTokens, LOCAL, parseTokenFile, TokenFileError, Tokens } from '../../src/server/auth.ts';
 
 describe('isLoopbackAddress', () => {
   test('IPv4 loopback, IPv6 loopback in every spelling, IPv4-mapped loopback', () => {
@@ -50,34 +51,124 @@ describe('isLoopbackAddress', () => {
   });
 });
 
+const NO_TOKENS: AccessPolicy = { tokens: new Tokens([]), requireAuthOnLoopback: false, allowHosts: [], allowOrigins: [] };
+const TOKEN = 'a-token-of-sufficient-length';
+const WITH_TOKENS: AccessPolicy = { ...NO_TOKENS, tokens: new Tokens([{ name: 'ci', token: TOKEN, maxSessions: 2 }]) };
+
+function check(peer: string, host: string, origin = '', more: Partial<RequestFacts> = {}, policy = NO_TOKENS) {
+  return checkRequest({ peer, host, origin, method: 'GET', contentType: '', authorization: '', ...more }, policy);
+}
+
 describe('checkRequest', () => {
-  test('loopback peer, IP or localhost Host, no Origin: allowed', () => {
+  test('loopback peer, IP or localhost Host, no Origin: allowed as the local principal', () => {
     for (const host of ['127.0.0.1:4444', '127.0.0.1', 'localhost:4444', 'localhost', 'LOCALHOST:4444', '[::1]:4444', '[::1]', '']) {
-      assert.deepEqual(checkRequest('127.0.0.1', host, ''), { ok: true }, host);
+      assert.deepEqual(check('127.0.0.1', host), { ok: true, principal: LOCAL }, host);
     }
-    assert.deepEqual(checkRequest('::1', '[::1]:9', ''), { ok: true });
-    assert.deepEqual(checkRequest('::ffff:127.0.0.1', 'localhost:9', ''), { ok: true });
+    assert.deepEqual(check('::1', '[::1]:9'), { ok: true, principal: LOCAL });
+    assert.deepEqual(check('::ffff:127.0.0.1', 'localhost:9'), { ok: true, principal: LOCAL });
   });
 
-  test('a peer off loopback is refused with 403 naming it', () => {
-    const v = checkRequest('10.231.7.2', '10.231.7.1:4444', '');
-    assert.equal(v.ok, false);
-    assert.ok(!v.ok && v.status === 403 && v.message.includes('10.231.7.2'));
-    assert.equal(checkRequest('::ffff:10.231.7.2', '10.231.7.1:4444', '').ok, false);
+  test('a peer off loopback is refused with 403 naming it and how to open access', () => {
+    const v = check('10.231.7.2', '10.231.7.1:4444');
+    assert.ok(!v.ok && v.status === 403 && v.message.includes('10.231.7.2') && v.message.includes('--auth-token-file'));
+    assert.equal(check('::ffff:10.231.7.2', '10.231.7.1:4444').ok, false);
   });
 
-  test('a DNS name in Host is refused (DNS rebinding)', () => {
+  test('a DNS name in Host is refused (DNS rebinding) unless allowed', () => {
     for (const host of ['evil.example:4444', 'evil.example', 'localhost.evil.example:4444', '127.0.0.1.nip.io:4444', 'localhostx:1', 'local host', '[::1]evil.example', '[::1]:80x', '127.0.0.1:']) {
-      const v = checkRequest('127.0.0.1', host, '');
+      const v = check('127.0.0.1', host);
       assert.ok(!v.ok && v.status === 403, host);
-      assert.ok(!v.ok && v.message.includes(JSON.stringify(host)), host);
+      assert.ok(!v.ok && v.message.includes(JSON.stringify(host)) && v.message.includes('--allow-hosts'), host);
+    }
+    const allowing = { ...NO_TOKENS, allowHosts: ['wdgate.internal'] };
+    assert.equal(check('127.0.0.1', 'WDGATE.internal:443', '', {}, allowing).ok, true);
+    assert.equal(check('127.0.0.1', 'wdgate.internal.evil:443', '', {}, allowing).ok, false);
+  });
+
+  test('an Origin is refused unless allowed: web pages may not drive the browser', () => {
+    for (const origin of ['http://evil.example', 'http://127.0.0.1:8080', 'null']) {
+      const v = check('127.0.0.1', '127.0.0.1:4444', origin);
+      assert.ok(!v.ok && v.status === 403 && v.message.includes(origin) && v.message.includes('--allow-origins'), origin);
+    }
+    const allowing = { ...NO_TOKENS, allowOrigins: ['https://dashboard.example'] };
+    assert.equal(check('127.0.0.1', '127.0.0.1:4444', 'https://dashboard.example', {}, allowing).ok, true);
+    assert.equal(check('127.0.0.1', '127.0.0.1:4444', 'https://dashboard.example.evil', {}, allowing).ok, false);
+  });
+
+  test('a POST a page could send cross-site without a preflight is refused; JSON or no Content-Type is not', () => {
+    for (const contentType of ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'Multipart/Form-Data; boundary=x']) {
+      const v = check('127.0.0.1', 'localhost', '', { method: 'POST', contentType });
+      assert.ok(!v.ok && v.status === 403 && v.message.includes('Content-Type'), contentType);
+    }
+    for (const contentType of ['application/json', 'application/json; charset=utf-8', '']) {
+      assert.equal(check('127.0.0.1', 'localhost', '', { method: 'POST', contentType }).ok, true, contentType);
+    }
+    assert.equal(check('127.0.0.1', 'localhost', '', { method: 'GET', contentType: 'text/plain' }).ok, true);
+  });
+});
+
+describe('tokens', () => {
+  const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+  test('with tokens, a remote peer needs one: Bearer, or Basic with the token as password', () => {
+    for (const authorization of [`Bearer ${TOKEN}`, `bearer ${TOKEN}`, basic('anyone', TOKEN), basic('', TOKEN)]) {
+      const v = check('10.231.7.2', '10.231.7.1:4444', '', { authorization }, WITH_TOKENS);
+      assert.ok(v.ok && v.principal.name === 'ci' && v.principal.maxSessions === 2, authorization);
+    }
+    for (const authorization of ['', `Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(1)}`, basic(TOKEN, 'wrong'), `Token ${TOKEN}`, 'Basic !!!']) {
+      const v = check('10.231.7.2', '10.231.7.1:4444', '', { authorization }, WITH_TOKENS);
+      assert.ok(!v.ok && v.status === 401, authorization);
+      assert.equal(!v.ok && v.headers?.['WWW-Authenticate'], 'Basic realm="wdgate", Bearer');
+      assert.ok(!v.ok && !v.message.includes(TOKEN));
     }
   });
 
-  test('any Origin is refused: web pages may not drive the browser', () => {
-    for (const origin of ['http://evil.example', 'http://127.0.0.1:8080', 'null']) {
-      const v = checkRequest('127.0.0.1', '127.0.0.1:4444', origin);
-      assert.ok(!v.ok && v.status === 403 && v.message.includes(origin), origin);
+  test('loopback needs no token unless the operator says so; a wrong token is refused even there', () => {
+    assert.deepEqual(check('127.0.0.1', 'localhost', '', {}, WITH_TOKENS), { ok: true, principal: LOCAL });
+    assert.equal(check('127.0.0.1', 'localhost', '', { authorization: 'Bearer nope' }, WITH_TOKENS).ok, false);
+    const strict = { ...WITH_TOKENS, requireAuthOnLoopback: true };
+    assert.equal(check('127.0.0.1', 'localhost', '', {}, strict).ok, false);
+    assert.equal(check('127.0.0.1', 'localhost', '', { authorization: `Bearer ${TOKEN}` }, strict).ok, true);
+  });
+
+  test('a token file: bare tokens, named tokens with a session limit, comments and blank lines', () => {
+    const entries = parseTokenFile(`# operators\n\n${TOKEN}\nci   ${TOKEN}-ci   3\n  # indented comment\n`, 'tokens');
+    assert.deepEqual(entries, [
+      { name: 'token1', token: TOKEN, maxSessions: null },
+      { name: 'ci', token: `${TOKEN}-ci`, maxSessions: 3 },
+    ]);
+    for (const [text, message] of [
+      ['a b', /line 1/],
+      [`ci ${TOKEN} 0`, /max-sessions/],
+      [`ci ${TOKEN} x`, /max-sessions/],
+      ['short', /shorter than 16/],
+      [`ci ${TOKEN} 1\nci ${TOKEN}2 1`, /twice/],
+      [`local ${TOKEN} 1`, /reserved/],
+    ] as const) {
+      assert.throws(() => parseTokenFile(text, 'tokens'), (e: Error) => e instanceof TokenFileError && message.test(e.message) && !e.message.includes(TOKEN), text);
+    }
+  });
+
+  test('tokens from the file, WDGATE_TOKEN ("default") and the config are one set of principals', () => {
+    const tokens = collectTokens({
+      file: 'tokens',
+      fileText: `ci ${TOKEN}-ci 3\n`,
+      env: `${TOKEN}-env\n`,
+      list: [`${TOKEN}-cfg`, { name: 'ops', token: `${TOKEN}-ops`, maxSessions: 2 }],
+    });
+    const who = (token: string) => tokens.authenticate(`Bearer ${token}`);
+    assert.deepEqual(who(`${TOKEN}-ci`), { name: 'ci', maxSessions: 3 });
+    assert.deepEqual(who(`${TOKEN}-env`), { name: 'default', maxSessions: null });
+    assert.equal(who(`${TOKEN}-cfg`)?.maxSessions, null);
+    assert.deepEqual(who(`${TOKEN}-ops`), { name: 'ops', maxSessions: 2 });
+    assert.equal(who(TOKEN), null);
+    // A name or a token used twice over the sources is refused (which principal would it be?).
+    for (const sources of [
+      { file: 'tokens', fileText: `default ${TOKEN}-a 1`, env: `${TOKEN}-b`, list: [] },
+      { file: null, env: TOKEN, list: [TOKEN] },
+      { file: null, env: undefined, list: ['short'] },
+    ]) {
+      assert.throws(() => collectTokens(sources), (e: Error) => e instanceof TokenFileError && !e.message.includes(TOKEN));
     }
   });
 });

@@ -1,6 +1,7 @@
 // Spec §8 "Sessions" and §9 "Timeouts": New Session, Delete Session, Status, Get/Set Timeouts.
 import { randomUUID } from 'node:crypto';
 import { InvalidCapabilityError, type Backend, type LaunchSpec, type PageLoadStrategy } from '../../../backends/backend.ts';
+import { LOCAL, type Principal } from '../../server/auth.ts';
 import type { Ticket } from '../admission.ts';
 import { matchStandardCapabilities, processCapabilities, resolveTimeouts, type MatchResult, type TimeoutsConfiguration } from '../capabilities.ts';
 import { error } from '../errors.ts';
@@ -14,17 +15,24 @@ const DEFAULT_PROMPT_BEHAVIOR = 'dismiss and notify';
 export const newSession = globalCommand({
   async handler({ gateway, request }, params: unknown) {
     const started = Date.now();
+    const principal = request.principal ?? LOCAL;
     let ticket: Ticket | undefined;
+    let unclaim: (() => void) | undefined;
     try {
       if (gateway.closing) throw error('session not created', 'the gateway is shutting down');
       const { capabilities, matched } = processCapabilities(params, (caps) => matchBackends(gateway.backends, caps, gateway.environment));
+      if (!gateway.newSessionRate.take(principal.name)) {
+        throw error('session not created', `too many new sessions: ${principal.name} may ask for ${gateway.newSessionRate.rate} per second (newSessionsPerSecond)`);
+      }
+      unclaim = gateway.claimSession(principal);
       // A slot first (waiting in the queue while every slot is taken), then a prepared context.
       ticket = await gateway.admission.admit(request.signal);
-      const created = await createSession(gateway, capabilities, matched, ticket);
+      const created = await createSession(gateway, capabilities, matched, ticket, principal, unclaim);
       gateway.metrics.sessionsCreated.inc();
       gateway.log.info({
         event: 'session created',
         sessionId: created.sessionId,
+        principal: principal.name,
         backend: matched.backend.name,
         browser: `${created.capabilities.browserName} ${created.capabilities.browserVersion}`,
         ms: Date.now() - started,
@@ -32,6 +40,7 @@ export const newSession = globalCommand({
       return created;
     } catch (e) {
       ticket?.release();
+      unclaim?.();
       gateway.metrics.sessionsFailed.inc();
       throw e;
     }
@@ -43,6 +52,8 @@ async function createSession(
   capabilities: Record<string, unknown>,
   { backend, spec }: { backend: Backend; spec: LaunchSpec },
   ticket: Ticket,
+  principal: Principal,
+  unclaim: () => void,
 ) {
   let lease;
   try {
@@ -63,10 +74,12 @@ async function createSession(
     pageLoadStrategy: (capabilities.pageLoadStrategy as PageLoadStrategy | undefined) ?? 'normal',
     strictFileInteractability: capabilities.strictFileInteractability === true,
     unhandledPromptBehavior: (capabilities.unhandledPromptBehavior as PromptHandlerConfig | undefined) ?? DEFAULT_PROMPT_BEHAVIOR,
-    log: gateway.log,
+    log: gateway.log.child({ principal: principal.name }),
+    owner: principal.name,
     release: async () => {
       // The slot is free at once; the context is disposed of meanwhile.
       ticket.release();
+      unclaim();
       await lease.release();
     },
   });
@@ -125,7 +138,8 @@ export const deleteSession = sessionCommand({
 });
 
 export const status = globalCommand({
-  handler({ gateway }) {
+  handler({ gateway, request }) {
+    const principal = request.principal ?? LOCAL;
     const { admission } = gateway;
     const ready = !gateway.closing && !admission.full;
     return {
@@ -135,7 +149,18 @@ export const status = globalCommand({
         : ready
           ? 'wdgate is ready to create a session'
           : `wdgate is at its limit of ${gateway.maxSessions} sessions (${admission.queued} waiting)`,
-      sessions: { active: gateway.sessions.size, max: gateway.maxSessions, queued: admission.queued, oldestQueuedMs: admission.oldestWait },
+      sessions: {
+        active: gateway.sessions.size,
+        max: gateway.maxSessions,
+        queued: admission.queued,
+        oldestQueuedMs: admission.oldestWait,
+        // The asking principal's own sessions only (another principal's ids are never shown).
+        own: gateway.sessions.of(principal.name).map((session) => ({
+          id: session.id,
+          browserName: session.browser.browserName,
+          createdAt: new Date(session.createdAt).toISOString(),
+        })),
+      },
       // Per launch key: browsers, contexts leased and prepared, contexts being prepared.
       pool: gateway.pool.stats(),
     };

@@ -1,0 +1,126 @@
+// Who is asking: tokens are principals. A request carries a token as `Authorization: Bearer
+// <token>` or as the password of HTTP Basic (what Selenium clients send for
+// http://user:token@host:port); the token names a principal, which owns the sessions it creates
+// and may have its own session limit. Without a token a loopback peer is the "local" principal.
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+export interface Principal {
+  name: string;
+  /** Most sessions this principal may have at once (null: only the gateway's maximum). */
+  maxSessions: number | null;
+}
+
+/** A loopback client without a token (the default: wdgate serves loopback only). */
+export const LOCAL: Principal = Object.freeze({ name: 'local', maxSessions: null });
+
+export interface TokenEntry extends Principal {
+  token: string;
+}
+
+export class TokenFileError extends Error {}
+
+/**
+ * A token file: one token per line, either the token alone or `name token max-sessions`
+ * separated by spaces; blank lines and `#` comments are ignored. Errors name the line, never
+ * the token.
+ */
+export function parseTokenFile(text: string, file: string): TokenEntry[] {
+  const entries: TokenEntry[] = [];
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) return;
+    const fields = line.split(/\s+/);
+    const where = `${file} line ${i + 1}`;
+    if (fields.length === 1) {
+      entries.push({ name: `token${entries.length + 1}`, token: fields[0]!, maxSessions: null });
+    } else if (fields.length === 3) {
+      const [name, token, max] = fields as [string, string, string];
+      if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new TokenFileError(`${where}: the name may hold letters, digits, ".", "_" and "-" only`);
+      if (!/^[1-9]\d{0,5}$/.test(max)) throw new TokenFileError(`${where}: max-sessions must be a positive integer`);
+      entries.push({ name, token, maxSessions: Number(max) });
+    } else {
+      throw new TokenFileError(`${where}: expected "token" or "name token max-sessions"`);
+    }
+  });
+  checkTokens(entries, file);
+  return entries;
+}
+
+/** Tokens long enough to resist guessing, and names that tell principals apart. */
+function checkTokens(entries: TokenEntry[], where: string): void {
+  const names = new Set<string>();
+  const tokens = new Set<string>();
+  for (const { name, token } of entries) {
+    if (token.length < 16) throw new TokenFileError(`${where}: the token of ${name} is shorter than 16 characters`);
+    if (names.has(name) || name === LOCAL.name) throw new TokenFileError(`${where}: the name ${name} is used twice or is reserved`);
+    if (tokens.has(token)) throw new TokenFileError(`${where}: the token of ${name} is also another principal's`);
+    names.add(name);
+    tokens.add(token);
+  }
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+export class Tokens {
+  readonly #entries: { principal: Principal; digest: Buffer }[];
+
+  constructor(entries: TokenEntry[]) {
+    this.#entries = entries.map(({ token, ...principal }) => ({ principal: Object.freeze(principal), digest: digest(token) }));
+  }
+
+  get configured(): boolean {
+    return this.#entries.length > 0;
+  }
+
+  /**
+   * The principal an Authorization header names, or null. Every token is compared, in constant
+   * time over equal-length digests, so the answer's timing tells nothing about any token.
+   */
+  authenticate(authorization: string): Principal | null {
+    const presented = presentedToken(authorization);
+    if (presented === null) return null;
+    const candidate = digest(presented);
+    let found: Principal | null = null;
+    for (const entry of this.#entries) {
+      if (timingSafeEqual(candidate, entry.digest) && found === null) found = entry.principal;
+    }
+    return found;
+  }
+}
+
+/** The token in `Bearer <token>` or in Basic's `user:token`; null for anything else. */
+function presentedToken(authorization: string): string | null {
+  const match = /^(Bearer|Basic)\s+(\S+)\s*$/i.exec(authorization);
+  if (!match) return null;
+  if (match[1]!.toLowerCase() === 'bearer') return match[2]!;
+  const decoded = Buffer.from(match[2]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon === -1 ? null : decoded.slice(colon + 1);
+}
+
+/** Where tokens come from: a token file, the WDGATE_TOKEN environment variable, the config file. */
+export interface TokenSources {
+  file: string | null;
+  fileText?: string;
+  env: string | undefined;
+  list: (string | { name: string; token: string; maxSessions?: number })[];
+}
+
+/**
+ * Every configured token as a principal: the file's, then WDGATE_TOKEN (named "default"), then
+ * the config's. Tokens never come from the command line (they would show in `ps`).
+ */
+export function collectTokens(sources: TokenSources): Tokens {
+  const entries: TokenEntry[] = [];
+  if (sources.fileText !== undefined) entries.push(...parseTokenFile(sources.fileText, sources.file ?? 'the token file'));
+  if (sources.env) entries.push({ name: 'default', token: sources.env.trim(), maxSessions: null });
+  for (const entry of sources.list) {
+    entries.push(
+      typeof entry === 'string'
+        ? { name: `config${entries.length + 1}`, token: entry, maxSessions: null }
+        : { name: entry.name, token: entry.token, maxSessions: entry.maxSessions ?? null },
+    );
+  }
+  checkTokens(entries, 'tokens (token file, WDGATE_TOKEN and authTokens together)');
+  return new Tokens(entries);
+}
