@@ -9,8 +9,6 @@ import {
   NoSuchWindowError,
   ScriptError,
   UserPromptOpenedError,
-  InvalidParametersError,
-  UnsupportedPrimitiveError,
   type AccessibleNode,
   type PrintOptions,
   type BrowsingContext,
@@ -30,6 +28,8 @@ import {
   type WheelInputEvent,
 } from '../backend.ts';
 import { cdp, frameClient, frameIdOf, handleOf } from './cdp.ts';
+import * as capture from './capture.ts';
+import * as cookies from './cookies.ts';
 import * as input from './input.ts';
 import { waitForLoad, watchLoading, type LoadState } from './load.ts';
 import { Libraries } from './library.ts';
@@ -427,58 +427,18 @@ export class NativeContext implements DrivenBrowser {
     await input.dispatchWheelInput(await this.#page(handle), event);
   }
 
-  // ── Capture ──────────────────────────────────────────────────────────────────────────────
+  // ── Capture, print and accessibility (capture.ts) ────────────────────────────────────────
 
   async screenshot(handle: string, clip?: Rect): Promise<string> {
-    const client = cdp(await this.#page(handle));
+    const page = await this.#page(handle);
     // A minimized window draws nothing, and a capture waits for a drawing (forever, after a
     // navigation): it is shown again first, as a user would before taking its picture.
     if (this.#minimized.delete(handle)) await this.#browser.setWindowBounds(await this.#windowId(handle), { windowState: 'normal' });
-    if (clip) {
-      // CDP's clip is in document coordinates; ours is relative to the (scrolled) viewport.
-      const { cssLayoutViewport } = await client.send('Page.getLayoutMetrics');
-      clip = { ...clip, x: clip.x + cssLayoutViewport.pageX, y: clip.y + cssLayoutViewport.pageY };
-    }
-    const { data } = await client.send('Page.captureScreenshot', {
-      format: 'png',
-      ...(clip && { clip: { ...clip, scale: 1 } }),
-      captureBeyondViewport: false,
-      // The same pixels, compressed less: encoding is most of a screenshot's time.
-      optimizeForSpeed: true,
-    });
-    return data;
+    return capture.screenshot(page, clip);
   }
 
-  // ── Print and accessibility ──────────────────────────────────────────────────────────────
-
   async printToPdf(handle: string, options: PrintOptions): Promise<string> {
-    const page = await this.#page(handle);
-    const inches = (cm: number) => cm / 2.54;
-    try {
-      const { data } = await cdp(page).send('Page.printToPDF', {
-        landscape: options.landscape,
-        printBackground: options.background,
-        scale: options.scale,
-        paperWidth: inches(options.width),
-        paperHeight: inches(options.height),
-        marginTop: inches(options.margin.top),
-        marginBottom: inches(options.margin.bottom),
-        marginLeft: inches(options.margin.left),
-        marginRight: inches(options.margin.right),
-        // Chromium's syntax: "1-5,8,11-"; ranges past the last page are dropped.
-        pageRanges: options.pageRanges.map(({ first, last }) => (last === undefined ? `${first}-` : `${first}-${last}`)).join(','),
-        // As chromedriver: not shrinking to fit lets the page's CSS @page size win.
-        preferCSSPageSize: !options.shrinkToFit,
-        transferMode: 'ReturnAsBase64',
-      });
-      return data;
-    } catch (e) {
-      if (page.isClosed()) throw new NoSuchWindowError('the window was closed');
-      const message = e instanceof Error ? e.message : String(e);
-      if (/page range|print parameters|content area/i.test(message)) throw new InvalidParametersError(message);
-      if (/not (implemented|supported|available)/i.test(message)) throw new UnsupportedPrimitiveError(message);
-      throw e;
-    }
+    return capture.printToPdf(await this.#page(handle), options);
   }
 
   async accessibleNode(context: BrowsingContext, functionDeclaration: string, args: unknown[]): Promise<AccessibleNode> {
@@ -490,59 +450,20 @@ export class NativeContext implements DrivenBrowser {
     });
   }
 
-  // ── Cookies ──────────────────────────────────────────────────────────────────────────────
+  // ── Cookies (cookies.ts) ─────────────────────────────────────────────────────────────────
 
   async getCookies(handle: string): Promise<CookieData[]> {
-    const page = await this.#page(handle);
-    const { cookies } = await cdp(page).send('Network.getCookies', { urls: [page.url()] });
-    return cookies.map((c) => ({
-      name: c.name,
-      value: c.value,
-      path: c.path,
-      domain: c.domain,
-      secure: c.secure,
-      httpOnly: c.httpOnly,
-      ...(!c.session && c.expires > 0 && { expiry: Math.floor(c.expires) }),
-      sameSite: (c.sameSite ?? 'Lax') as CookieData['sameSite'],
-    }));
+    return cookies.getCookies(await this.#page(handle));
   }
 
-  async setCookie(
-    handle: string,
-    cookie: Omit<CookieData, 'domain' | 'sameSite'> & { domain?: string; sameSite?: CookieData['sameSite'] },
-  ): Promise<boolean> {
-    const page = await this.#page(handle);
-    const sent = cdp(page).send('Network.setCookie', {
-      name: cookie.name,
-      value: cookie.value,
-      url: page.url(),
-      ...(cookie.domain !== undefined && { domain: cookie.domain }),
-      path: cookie.path,
-      secure: cookie.secure,
-      httpOnly: cookie.httpOnly,
-      ...(cookie.sameSite !== undefined && { sameSite: cookie.sameSite }),
-      ...(cookie.expiry !== undefined && { expires: cookie.expiry }),
-    });
-    try {
-      return (await sent).success;
-    } catch (e) {
-      // Chromium refuses a malformed cookie (bad name or path) with an error, not success: false.
-      if (e instanceof ProtocolError && /Sanitizing cookie failed|Invalid cookie fields/i.test(e.message)) return false;
-      throw e;
-    }
+  async setCookie(handle: string, cookie: cookies.NewCookie): Promise<boolean> {
+    return cookies.setCookie(await this.#page(handle), cookie);
   }
 
   async deleteCookies(handle: string, name?: string): Promise<void> {
-    const page = await this.#page(handle);
-    const client = cdp(page);
-    const url = page.url();
-    const { cookies } = await client.send('Network.getCookies', { urls: [url] });
-    await Promise.all(
-      cookies
-        .filter((c) => name === undefined || c.name === name)
-        .map((c) => client.send('Network.deleteCookies', { name: c.name, domain: c.domain, path: c.path })),
-    );
+    return cookies.deleteCookies(await this.#page(handle), name);
   }
+
   // ── User prompts ─────────────────────────────────────────────────────────────────────────
 
   /** The primitives that need the page (DrivenBrowser: "User prompts"), guarded by #unblocked. */

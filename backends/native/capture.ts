@@ -1,0 +1,52 @@
+// Capture for the native backend: screenshots and PDF printing of one page over CDP.
+import type { Page } from 'puppeteer-core';
+import { InvalidParametersError, NoSuchWindowError, UnsupportedPrimitiveError, type PrintOptions, type Rect } from '../backend.ts';
+import { cdp } from './cdp.ts';
+
+/** The viewport, or `clip` of it (viewport coordinates), as base64 PNG. */
+export async function screenshot(page: Page, clip?: Rect): Promise<string> {
+  const client = cdp(page);
+  if (clip) {
+    // CDP's clip is in document coordinates; ours is relative to the (scrolled) viewport.
+    const { cssLayoutViewport } = await client.send('Page.getLayoutMetrics');
+    clip = { ...clip, x: clip.x + cssLayoutViewport.pageX, y: clip.y + cssLayoutViewport.pageY };
+  }
+  const { data } = await client.send('Page.captureScreenshot', {
+    format: 'png',
+    ...(clip && { clip: { ...clip, scale: 1 } }),
+    captureBeyondViewport: false,
+    // The same pixels, compressed less: encoding is most of a screenshot's time.
+    optimizeForSpeed: true,
+  });
+  return data;
+}
+
+/** The page as a base64 PDF; parameters Chromium refuses are InvalidParametersError. */
+export async function printToPdf(page: Page, options: PrintOptions): Promise<string> {
+  const inches = (cm: number) => cm / 2.54;
+  try {
+    const { data } = await cdp(page).send('Page.printToPDF', {
+      landscape: options.landscape,
+      printBackground: options.background,
+      scale: options.scale,
+      paperWidth: inches(options.width),
+      paperHeight: inches(options.height),
+      marginTop: inches(options.margin.top),
+      marginBottom: inches(options.margin.bottom),
+      marginLeft: inches(options.margin.left),
+      marginRight: inches(options.margin.right),
+      // Chromium's syntax: "1-5,8,11-"; ranges past the last page are dropped.
+      pageRanges: options.pageRanges.map(({ first, last }) => (last === undefined ? `${first}-` : `${first}-${last}`)).join(','),
+      // As chromedriver: not shrinking to fit lets the page's CSS @page size win.
+      preferCSSPageSize: !options.shrinkToFit,
+      transferMode: 'ReturnAsBase64',
+    });
+    return data;
+  } catch (e) {
+    if (page.isClosed()) throw new NoSuchWindowError('the window was closed');
+    const message = e instanceof Error ? e.message : String(e);
+    if (/page range|print parameters|content area/i.test(message)) throw new InvalidParametersError(message);
+    if (/not (implemented|supported|available)/i.test(message)) throw new UnsupportedPrimitiveError(message);
+    throw e;
+  }
+}
