@@ -1,23 +1,34 @@
-// Side-by-side benchmark: the same W3C command sequence against wdgate and against chromedriver
-// (Debian's, driving the same Chromium), in one run, reporting medians and ratios.
-// Usage: npm run bench [-- --iterations 50 --sessions 5]
-import { spawn, type ChildProcess } from 'node:child_process';
+// Side-by-side benchmark: the same W3C commands against wdgate and against chromedriver (Debian's,
+// driving the same Chromium) in one run, same window size: cold and warm New Session, Delete
+// Session, single commands, then 10 sessions at once (throughput, and the memory of every process
+// each side started, as PSS). Prints a markdown table and writes it to bench/results.md.
+// Usage: npm run bench [-- --iterations 30 --concurrent 10]
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
 import { createServer as createNetServer } from 'node:net';
 import { parseArgs } from 'node:util';
-import { startGateway } from '../test/helpers/gateway.ts';
+import { startGateway, type TestGateway } from '../test/helpers/gateway.ts';
 import { Client, ELEMENT } from '../test/helpers/client.ts';
 import { startPageServer } from '../test/helpers/pages.ts';
 
 const { values } = parseArgs({
-  options: { iterations: { type: 'string', default: '40' }, sessions: { type: 'string', default: '5' } },
+  options: { iterations: { type: 'string', default: '30' }, concurrent: { type: 'string', default: '10' } },
 });
 const ITERATIONS = Number(values.iterations);
-const SESSIONS = Number(values.sessions);
+const CONCURRENT = Number(values.concurrent);
+const WINDOW = { width: 1280, height: 800 };
 
-const CHROME_ARGS = [
-  '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
+/** chromedriver's Chromium: headless, the same switches wdgate uses for its own. */
+const CHROMEDRIVER_CAPS = {
+  browserName: 'chrome',
+  'goog:chromeOptions': {
+    binary: '/usr/bin/chromium',
+    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--window-size=${WINDOW.width},${WINDOW.height}`],
+  },
+};
+/** wdgate: what a plain client asks for, so sessions come from the warm pool. */
+const WDGATE_CAPS = { browserName: 'chrome' };
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -29,25 +40,36 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function startChromedriver(): Promise<{ url: string; stop(): Promise<void> }> {
+interface Server {
+  client: Client;
+  pid: number;
+  /** Resolves when a New Session would be served without preparing anything. */
+  ready(): Promise<void>;
+  stop(): Promise<unknown>;
+}
+
+async function startChromedriver(): Promise<Server> {
   const port = await freePort();
   const child: ChildProcess = spawn('/usr/bin/chromedriver', [`--port=${port}`], { stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`${url}/status`)).ok) break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
+  for (let i = 0; i < 200; i++) {
+    if (await fetch(`${url}/status`).then((r) => r.ok, () => false)) break;
+    await new Promise((r) => setTimeout(r, 50));
   }
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  return { url, stop: async () => { child.kill('SIGTERM'); await exited; } };
+  return { client: new Client(url), pid: child.pid!, ready: async () => {}, stop: async () => (child.kill('SIGTERM'), exited) };
 }
 
-function median(samples: number[]): number {
-  const s = [...samples].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
+const asServer = (gw: TestGateway): Server => ({
+  client: gw.client,
+  pid: gw.process.pid!,
+  ready: async () => {
+    for (let i = 0; i < 200 && !((await gw.client.ok('GET', '/status')).pool[0]?.free >= 1); i++) await new Promise((r) => setTimeout(r, 20));
+  },
+  stop: () => gw.stop(),
+});
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function time(fn: () => Promise<unknown>): Promise<number> {
   const start = performance.now();
@@ -55,53 +77,120 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
-type Results = Map<string, number[]>;
-
-async function measure(client: Client, pageUrl: string): Promise<Results> {
-  const results: Results = new Map();
-  const record = async (name: string, fn: () => Promise<unknown>) => {
-    const list = results.get(name) ?? [];
-    list.push(await time(fn));
-    results.set(name, list);
-  };
-  const caps = { browserName: 'chrome', 'goog:chromeOptions': { binary: '/usr/bin/chromium', args: CHROME_ARGS } };
-
-  for (let i = 0; i < SESSIONS; i++) {
-    let id = '';
-    await record('new session', async () => {
-      id = (await client.ok('POST', '/session', { capabilities: { alwaysMatch: caps } })).sessionId;
-    });
-    await record('delete session', () => client.ok('DELETE', `/session/${id}`));
-  }
-
-  const { sessionId } = await client.ok('POST', '/session', { capabilities: { alwaysMatch: caps } });
-  const s = (p: string) => `/session/${sessionId}${p}`;
-  // The same window on both sides: screenshot cost grows with the pixels.
-  await client.ok('POST', s('/window/rect'), { width: 1280, height: 800 });
-  try {
-    for (let i = 0; i < ITERATIONS; i++) {
-      await record('navigate', () => client.ok('POST', s('/url'), { url: pageUrl }));
-      await record('get title', () => client.ok('GET', s('/title')));
-      await record('get current url', () => client.ok('GET', s('/url')));
-      let el = '';
-      await record('find element', async () => {
-        el = (await client.ok('POST', s('/element'), { using: 'css selector', value: '#name' }))[ELEMENT];
-      });
-      await record('find elements (20)', () => client.ok('POST', s('/elements'), { using: 'css selector', value: 'li' }));
-      await record('get property', () => client.ok('GET', s(`/element/${el}/property/value`)));
-      await record('get text', () => client.ok('GET', s(`/element/${el}/text`)));
-      await record('send keys', () => client.ok('POST', s(`/element/${el}/value`), { text: 'abc' }));
-      await record('clear', () => client.ok('POST', s(`/element/${el}/clear`), {}));
-      const button = (await client.ok('POST', s('/element'), { using: 'css selector', value: '#go' }))[ELEMENT];
-      await record('click', () => client.ok('POST', s(`/element/${button}/click`), {}));
-      await record('execute sync', () => client.ok('POST', s('/execute/sync'), { script: 'return arguments[0] + 1', args: [i] }));
-      await record('screenshot', () => client.ok('GET', s('/screenshot')));
-      await record('get cookies', () => client.ok('GET', s('/cookie')));
+/** Every process under `root` (itself included), from /proc. */
+function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(name)]);
+    } catch {
+      // gone meanwhile
     }
-  } finally {
-    await client.ok('DELETE', `/session/${sessionId}`);
   }
-  return results;
+  const out = [root];
+  for (let i = 0; i < out.length; i++) out.push(...(children.get(out[i]!) ?? []));
+  return out;
+}
+
+/** Proportional set size of every process under `root`, in MiB (shared pages split among their users). */
+function pssMiB(root: number): { mib: number; processes: number } {
+  const pids = processTree(root);
+  let kb = 0;
+  for (const pid of pids) {
+    try {
+      kb += Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return { mib: kb / 1024, processes: pids.length };
+}
+
+async function newSession(client: Client, caps: object): Promise<string> {
+  const { sessionId } = await client.ok('POST', '/session', { capabilities: { alwaysMatch: caps } });
+  // The same window on both sides: screenshot cost grows with the pixels.
+  await client.ok('POST', `/session/${sessionId}/window/rect`, WINDOW);
+  return sessionId;
+}
+
+/** One pass of the command mix in a session; records each command's time when `record` is given. */
+async function commandMix(client: Client, id: string, pageUrl: string, i: number, record?: (name: string, ms: number) => void): Promise<number> {
+  const s = (p: string) => `/session/${id}${p}`;
+  const step = async (name: string, fn: () => Promise<unknown>) => {
+    const ms = await time(fn);
+    record?.(name, ms);
+  };
+  let el = '';
+  let button = '';
+  await step('navigate', () => client.ok('POST', s('/url'), { url: pageUrl }));
+  await step('get title', () => client.ok('GET', s('/title')));
+  await step('find element', async () => (el = (await client.ok('POST', s('/element'), { using: 'css selector', value: '#name' }))[ELEMENT]));
+  await step('find elements (20)', () => client.ok('POST', s('/elements'), { using: 'css selector', value: 'li' }));
+  await step('get property', () => client.ok('GET', s(`/element/${el}/property/value`)));
+  await step('get element text', () => client.ok('GET', s(`/element/${el}/text`)));
+  await step('send keys', () => client.ok('POST', s(`/element/${el}/value`), { text: 'abc' }));
+  await step('clear', () => client.ok('POST', s(`/element/${el}/clear`), {}));
+  button = (await client.ok('POST', s('/element'), { using: 'css selector', value: '#go' }))[ELEMENT];
+  await step('click', () => client.ok('POST', s(`/element/${button}/click`), {}));
+  await step('execute script', () => client.ok('POST', s('/execute/sync'), { script: 'return arguments[0] + 1', args: [i] }));
+  await step('screenshot', () => client.ok('GET', s('/screenshot')));
+  await step('get cookies', () => client.ok('GET', s('/cookie')));
+  return 13; // commands sent, the lookup of the button included
+}
+
+type Samples = Map<string, number[]>;
+
+async function measure(server: Server, caps: object, pageUrl: string, cold?: Server): Promise<{ samples: Samples; concurrent: { perSecond: number; pss: { mib: number; processes: number } } }> {
+  const samples: Samples = new Map();
+  const record = (name: string, ms: number) => samples.set(name, [...(samples.get(name) ?? []), ms]);
+  const { client } = server;
+
+  // New Session: "warm" is a lease when a context is prepared (wdgate says so in /status; a
+  // client that runs any command between sessions meets this); "back to back" is a New Session
+  // sent as soon as the last Delete answered, before the next context is ready.
+  for (let i = 0; i < 10; i++) {
+    await server.ready();
+    let id = '';
+    record('new session (warm)', await time(async () => (id = (await client.ok('POST', '/session', { capabilities: { alwaysMatch: caps } })).sessionId)));
+    record('delete session', await time(() => client.ok('DELETE', `/session/${id}`)));
+  }
+  for (let i = 0; i < 10; i++) {
+    let id = '';
+    record('new session (back to back)', await time(async () => (id = (await client.ok('POST', '/session', { capabilities: { alwaysMatch: caps } })).sessionId)));
+    await client.ok('DELETE', `/session/${id}`);
+  }
+  const coldClient = (cold ?? server).client;
+  for (let i = 0; i < 3; i++) {
+    let id = '';
+    record('new session (cold)', await time(async () => (id = (await coldClient.ok('POST', '/session', { capabilities: { alwaysMatch: caps } })).sessionId)));
+    await coldClient.ok('DELETE', `/session/${id}`);
+  }
+
+  const id = await newSession(client, caps);
+  try {
+    for (let i = 0; i < ITERATIONS; i++) await commandMix(client, id, pageUrl, i, record);
+  } finally {
+    await client.ok('DELETE', `/session/${id}`);
+  }
+
+  // Many sessions at once: each runs the mix; commands per second over all of them.
+  const ids = await Promise.all(Array.from({ length: CONCURRENT }, () => newSession(client, caps)));
+  try {
+    let commands = 0;
+    const elapsed = await time(() =>
+      Promise.all(
+        ids.map(async (sid) => {
+          for (let i = 0; i < 5; i++) commands += await commandMix(client, sid, pageUrl, i);
+        }),
+      ),
+    );
+    return { samples, concurrent: { perSecond: (commands / elapsed) * 1000, pss: pssMiB(server.pid) } };
+  } finally {
+    await Promise.all(ids.map((sid) => client.ok('DELETE', `/session/${sid}`)));
+  }
 }
 
 const pages = await startPageServer();
@@ -109,20 +198,39 @@ const pageUrl = pages.page(
   `<input id="name" value="x"><button id="go" onclick="this.textContent = Date.now()">go</button><ul>${'<li>item</li>'.repeat(20)}</ul>`,
   'bench',
 );
-const gateway = await startGateway();
+// A gateway with nothing warm and a browser per session measures wdgate's cold New Session.
+const [gateway, coldGateway] = await Promise.all([
+  startGateway([], { config: { maxSessions: CONCURRENT, logLevel: 'warn' } }).then(asServer),
+  startGateway([], { config: { logLevel: 'warn', pool: { minWarm: 0, sessionsPerBrowser: 1 } } }).then(asServer),
+]);
 const chromedriver = await startChromedriver();
 try {
-  const ours = await measure(gateway.client, pageUrl);
-  const theirs = await measure(new Client(chromedriver.url), pageUrl);
-  console.log(`\nwdgate vs chromedriver ${ITERATIONS} iterations, ${SESSIONS} sessions; median ms (ratio < 1: wdgate faster)\n`);
-  console.log('command'.padEnd(22) + 'wdgate'.padStart(10) + 'chromedriver'.padStart(14) + 'ratio'.padStart(9));
-  for (const [name, samples] of ours) {
+  const ours = await measure(gateway, WDGATE_CAPS, pageUrl, coldGateway);
+  const theirs = await measure(chromedriver, CHROMEDRIVER_CAPS, pageUrl);
+  const browser = execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim();
+  const lines = [
+    `wdgate vs chromedriver, one run: medians in ms over ${ITERATIONS} iterations (ratio < 1: wdgate faster).`,
+    '',
+    `Machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; ` +
+      `${readFileSync('/proc/version', 'utf8').split(' ').slice(0, 3).join(' ')}; ${browser}; window ${WINDOW.width}×${WINDOW.height}, headless.`,
+    '',
+    '| command | wdgate | chromedriver | ratio |',
+    '|---|---:|---:|---:|',
+  ];
+  for (const [name, samples] of ours.samples) {
     const a = median(samples);
-    const b = median(theirs.get(name) ?? [NaN]);
-    console.log(name.padEnd(22) + a.toFixed(2).padStart(10) + b.toFixed(2).padStart(14) + (a / b).toFixed(2).padStart(9));
+    const b = median(theirs.samples.get(name) ?? [NaN]);
+    lines.push(`| ${name} | ${a.toFixed(2)} | ${b.toFixed(2)} | ${(a / b).toFixed(2)} |`);
   }
+  const [o, t] = [ours.concurrent, theirs.concurrent];
+  lines.push(
+    `| ${CONCURRENT} sessions at once: commands per second | ${o.perSecond.toFixed(0)} | ${t.perSecond.toFixed(0)} | ${(o.perSecond / t.perSecond).toFixed(2)} (throughput) |`,
+    `| ${CONCURRENT} sessions open: PSS of every process, MiB | ${o.pss.mib.toFixed(0)} (${o.pss.processes} processes) | ${t.pss.mib.toFixed(0)} (${t.pss.processes} processes) | ${(o.pss.mib / t.pss.mib).toFixed(2)} |`,
+  );
+  const table = lines.join('\n');
+  console.log(`\n${table}\n`);
+  writeFileSync(new URL('./results.md', import.meta.url), `# Benchmark results\n\nWritten by \`npm run bench\` (${new Date().toISOString().slice(0, 10)}).\n\n${table}\n`);
 } finally {
-  await gateway.stop();
-  await chromedriver.stop();
+  await Promise.all([gateway.stop(), coldGateway.stop(), chromedriver.stop()]);
   await pages.close();
 }
