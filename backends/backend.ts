@@ -59,10 +59,12 @@ export class InvalidCapabilityError extends Error {}
 /** Raised by `launch` or `newContext` when the browser could not be started or driven. */
 export class LaunchError extends Error {}
 
+/** A driven backend: wdgate runs the W3C semantics on a browser context the pool leases. */
 export interface Backend {
+  readonly kind: 'driven';
   readonly name: string;
   /** Match capabilities (already validated and merged): a launch spec, or why not. */
-  match(capabilities: Record<string, unknown>, env: BackendEnvironment): MatchResult<LaunchSpec>;
+  match(capabilities: Record<string, unknown>, env: BackendEnvironment, route?: Route): MatchResult<LaunchSpec>;
   /** Start a browser process for `spec` (the pool calls this; it owns what it gets). Throws LaunchError. */
   launch(spec: LaunchSpec, env: BackendEnvironment): Promise<BrowserProcess>;
   /** At gateway start: end what a gateway that died left behind (processes, profiles). */
@@ -70,6 +72,72 @@ export interface Backend {
   /** Last resort on an abrupt exit: end every process at once, synchronously. */
   killAllNow(): void;
 }
+
+// ── Pass-through backends ─────────────────────────────────────────────────────────────────
+// An upstream W3C server runs the semantics; wdgate creates the session there and forwards every
+// command of it unchanged (src/server/forward.ts). The W3C layer never runs such a session.
+
+/** Which backend the routes chose for a set of capabilities, and for `remote`, which upstream. */
+export interface Route {
+  backend: string;
+  upstream?: string;
+}
+
+/** What a pass-through backend decided for a set of capabilities. */
+export interface UpstreamSpec {
+  backend: string;
+  /** The upstream's name (a configured URL, or a driver the gateway manages). */
+  upstream: string;
+  /** What the upstream offers, when known before asking it (managed drivers); else it decides. */
+  endpoint?: EndpointCapabilities;
+  /** The capabilities sent upstream: the request's, wdgate's own removed, managed defaults added. */
+  capabilities: Record<string, unknown>;
+}
+
+/** A session on an upstream: where its commands go. */
+export interface UpstreamSession {
+  /** The upstream's base URL (no trailing slash), credentials included when configured. */
+  readonly url: string;
+  /** Headers every request upstream carries (Basic credentials of a configured URL). */
+  readonly headers: Record<string, string>;
+  /** The session id on the upstream. */
+  readonly id: string;
+  /** The upstream's New Session capabilities, as it answered them. */
+  readonly capabilities: Record<string, unknown>;
+  /** Called once if the upstream went away on its own (a managed driver exited). */
+  onGone(listener: () => void): void;
+  /**
+   * End the session: Delete Session upstream unless it was already forwarded there, then end
+   * what was started for it (a per-session driver). Never throws.
+   */
+  end(alreadyDeleted: boolean): Promise<void>;
+}
+
+/** Raised by `createSession` with the upstream's own W3C error (its code is kept). */
+export class UpstreamError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface PassThroughBackend {
+  readonly kind: 'pass-through';
+  readonly name: string;
+  match(capabilities: Record<string, unknown>, env: BackendEnvironment, route?: Route): MatchResult<UpstreamSpec>;
+  /** Create the session upstream. Throws LaunchError (upstream unreachable) or UpstreamError. */
+  createSession(spec: UpstreamSpec, env: BackendEnvironment, signal?: AbortSignal): Promise<UpstreamSession>;
+  /** At gateway start: end what a gateway that died left behind. */
+  sweep(tempDir: string): Promise<void>;
+  /** End every driver and display it started (after its sessions ended), waited for. */
+  close(): Promise<void>;
+  /** Last resort on an abrupt exit: end every process at once, synchronously. */
+  killAllNow(): void;
+}
+
+export type AnyBackend = Backend | PassThroughBackend;
 
 /**
  * A browser process a backend started. The pool owns it and leases isolated contexts of it to

@@ -1,13 +1,16 @@
 // The registry of backends: the only place that names concrete backends.
-import type { Backend } from './backend.ts';
+import type { AnyBackend } from './backend.ts';
 import { createNativeBackend, type NativeOptions } from './native/index.ts';
+import { createRemoteBackend, type RemoteOptions } from './remote/index.ts';
 
 export interface BackendsConfig {
   native: NativeOptions;
+  remote: RemoteOptions;
 }
 
-export async function createBackends(config: BackendsConfig): Promise<Backend[]> {
-  return [await createNativeBackend(config.native)];
+/** Every backend, in the order they are asked when no route names one (native first). */
+export async function createBackends(config: BackendsConfig): Promise<AnyBackend[]> {
+  return [await createNativeBackend(config.native), createRemoteBackend(config.remote)];
 }
 
 export { deadGatewayDirs } from './native/processes.ts';

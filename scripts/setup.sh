@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install what wdgate needs on a Debian 12 machine, skipping what is already there:
-# Chromium (and chromedriver, for side-by-side benchmarks) from Debian, and the npm dependencies.
+# Chromium, chromedriver, WebKitWebDriver and Xvfb from Debian, and the npm dependencies.
 # Nothing downloads a browser of its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +11,11 @@ if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
+# The remote backend's managed upstreams: WebKitWebDriver (with WebKitGTK's MiniBrowser) and an
+# Xvfb display for it where there is none. With their recommended packages (GL, fonts), as tested.
+with_recommends=()
+command -v WebKitWebDriver >/dev/null 2>&1 || with_recommends+=(webkit2gtk-driver)
+command -v Xvfb >/dev/null 2>&1 || with_recommends+=(xvfb)
 # The security tests: a client on another address (ip netns + curl), a certificate (openssl).
 command -v ip >/dev/null 2>&1 || need+=(iproute2)
 command -v curl >/dev/null 2>&1 || need+=(curl)
@@ -18,10 +23,15 @@ command -v openssl >/dev/null 2>&1 || need+=(openssl)
 # Python Selenium from Debian, for the client-library tests (the distro python, not a pyenv one).
 [ -n "${WDGATE_SKIP_CLIENT_TESTS:-}" ] || /usr/bin/python3 -c 'import selenium' >/dev/null 2>&1 || need+=(python3-selenium)
 
-if [ ${#need[@]} -gt 0 ]; then
-  echo "setup: installing ${need[*]} from Debian"
+if [ ${#need[@]} -gt 0 ] || [ ${#with_recommends[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]} ${with_recommends[*]} from Debian"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  if [ ${#need[@]} -gt 0 ]; then
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  fi
+  if [ ${#with_recommends[@]} -gt 0 ]; then
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${with_recommends[@]}" >/dev/null
+  fi
 fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

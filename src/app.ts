@@ -1,7 +1,7 @@
 // Start and stop a whole gateway: backends, the W3C layer, the HTTP edge, and cleanup on exit.
 import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import type { Backend, BackendEnvironment } from '../backends/backend.ts';
+import type { AnyBackend, BackendEnvironment } from '../backends/backend.ts';
 import { createBackends, deadGatewayDirs } from '../backends/index.ts';
 import { createLogger, type Logger } from './ops/log.ts';
 import { Pool } from './pool/pool.ts';
@@ -32,7 +32,16 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
       throw e;
     }
   }
-  const backends = await createBackends({ native: config.native });
+  const { remote } = config;
+  const backends = await createBackends({
+    native: config.native,
+    remote: {
+      upstreams: remote.upstreams,
+      chromedriver: { driver: remote.chromedriver, ...config.native, idleTimeout: remote.idleTimeout },
+      webkit: { driver: remote.webkitDriver, browser: remote.webkitBrowser },
+      newSessionTimeout: remote.newSessionTimeout,
+    },
+  });
   // Leftovers of a gateway that died without cleaning up: its browsers, profiles, upload dirs.
   for (const backend of backends) await backend.sweep(config.tempDir);
   const deadSessionDirs = await deadGatewayDirs(config.tempDir, SESSION_DIR_PREFIX);
@@ -53,6 +62,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     backends,
     environment,
     pool,
+    routes: config.routes,
     admission: { maxSessions: config.maxSessions, maxQueued: config.maxQueuedSessions, queueTimeout: config.sessionQueueTimeout },
     sessionIdleTimeout: config.sessionIdleTimeout,
     newSessionsPerSecond: config.newSessionsPerSecond,
@@ -66,6 +76,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     maxUrlLength: config.maxUrlLength,
     maxJsonDepth: config.maxJsonDepth,
     maxHeaderBytes: config.maxHeaderBytes,
+    forwardTimeout: remote.commandTimeout,
     access: {
       tokens,
       requireAuthOnLoopback: config.requireAuthOnLoopback,
@@ -115,11 +126,12 @@ function loadTokens(config: Config): Tokens {
 }
 
 /** Backends of the gateways running in this process, for the last-resort kill on exit. */
-const liveBackends: Backend[] = [];
+const liveBackends: AnyBackend[] = [];
 
 /** The default key (capabilities that ask for nothing special) is warm from the start. */
-function warmDefault(pool: Pool, backends: Backend[], environment: BackendEnvironment): void {
+function warmDefault(pool: Pool, backends: AnyBackend[], environment: BackendEnvironment): void {
   for (const backend of backends) {
+    if (backend.kind !== 'driven') continue;
     const match = backend.match({}, environment);
     if (match.ok) return pool.warm(backend, match.value);
   }

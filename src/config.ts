@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { DEBUG_PROCESS_SWITCHES } from '../backends/index.ts';
 import type { PoolConfig } from './pool/pool.ts';
+import type { ConfiguredRoute } from './webdriver/routing.ts';
 import { LOG_LEVELS, type LogLevel } from './ops/log.ts';
 import defaults from '../config/default.json' with { type: 'json' };
 
@@ -47,6 +48,23 @@ export interface Config {
   allowOrigins: string[];
   tempDir: string;
   native: { binary: string; allowedBinaries: string[]; allowedArgs: string[] };
+  /** Capabilities → backend (src/webdriver/routing.ts), before the default routes. */
+  routes: ConfiguredRoute[];
+  remote: RemoteConfig;
+}
+
+export interface RemoteConfig {
+  /** Named upstream W3C servers (another wdgate, a Selenium Grid, a driver): name → URL. */
+  upstreams: Record<string, string>;
+  chromedriver: string;
+  webkitDriver: string;
+  webkitBrowser: string;
+  /** New Session upstream, a managed driver's start included (ms). */
+  newSessionTimeout: number;
+  /** A forwarded command with no answer for this long is a timeout error (ms). */
+  commandTimeout: number;
+  /** A managed chromedriver with no session ends after this long (ms). */
+  idleTimeout: number;
 }
 
 export class ConfigError extends Error {}
@@ -128,6 +146,46 @@ function pool(v: unknown, name: string): PoolConfig {
   };
 }
 
+function routes(v: unknown, name: string): ConfiguredRoute[] {
+  if (!Array.isArray(v)) throw new ConfigError(`${name} must be an array of {match, backend, upstream}`);
+  return v.map((r, i) => {
+    const at = `${name}[${i}]`;
+    if (typeof r !== 'object' || r === null || Array.isArray(r)) throw new ConfigError(`${at} must be an object {match, backend, upstream}`);
+    const { match, backend, upstream, ...rest } = r as Record<string, unknown>;
+    if (Object.keys(rest).length) throw new ConfigError(`unknown setting ${at}.${Object.keys(rest)[0]}`);
+    if (typeof match !== 'object' || match === null || Array.isArray(match)) throw new ConfigError(`${at}.match must be an object of capabilities`);
+    if (typeof backend !== 'string') throw new ConfigError(`${at}.backend must name a backend (native, playwright, remote)`);
+    if (upstream !== undefined && (typeof upstream !== 'string' || backend !== 'remote')) throw new ConfigError(`${at}.upstream must be a string, on a remote route`);
+    return { match: match as Record<string, unknown>, backend, ...(upstream === undefined ? {} : { upstream: upstream as string }) };
+  });
+}
+
+function remote(v: unknown, name: string): RemoteConfig {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ConfigError(`${name} must be an object`);
+  const o = { ...defaults.remote, ...(v as Record<string, unknown>) };
+  for (const key of Object.keys(o)) if (!Object.hasOwn(defaults.remote, key)) throw new ConfigError(`unknown setting ${name}.${key}`);
+  const upstreams = o.upstreams as unknown;
+  if (typeof upstreams !== 'object' || upstreams === null || Array.isArray(upstreams)) throw new ConfigError(`${name}.upstreams must map names to URLs`);
+  for (const [key, url] of Object.entries(upstreams)) {
+    let ok = false;
+    try {
+      ok = typeof url === 'string' && ['http:', 'https:'].includes(new URL(url).protocol);
+    } catch {
+      /* not a URL */
+    }
+    if (!ok) throw new ConfigError(`${name}.upstreams.${key} must be an http(s) URL (got ${JSON.stringify(url)})`);
+  }
+  return {
+    upstreams: upstreams as Record<string, string>,
+    chromedriver: str(o.chromedriver, `${name}.chromedriver`) as string,
+    webkitDriver: str(o.webkitDriver, `${name}.webkitDriver`) as string,
+    webkitBrowser: str(o.webkitBrowser, `${name}.webkitBrowser`) as string,
+    newSessionTimeout: int(100, 2 ** 31 - 1)(o.newSessionTimeout, `${name}.newSessionTimeout`) as number,
+    commandTimeout: int(100, 2 ** 31 - 1)(o.commandTimeout, `${name}.commandTimeout`) as number,
+    idleTimeout: int(0, 2 ** 31 - 1)(o.idleTimeout, `${name}.idleTimeout`) as number,
+  };
+}
+
 const SCHEMA: Record<keyof Config, Check> = {
   port: int(0, 65535),
   listenAddress: str,
@@ -159,6 +217,8 @@ const SCHEMA: Record<keyof Config, Check> = {
   allowOrigins: names(/^(https?:\/\/[^/\s]+|null)$/i, 'origins such as https://ci.example:8443'),
   tempDir: nullable(str),
   native,
+  routes,
+  remote,
 };
 
 /** Merge and check layers of settings, later layers winning. */

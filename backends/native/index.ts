@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { InvalidCapabilityError, type Backend, type BackendEnvironment, type BrowserProcess, type LaunchSpec, type MatchResult } from '../backend.ts';
-import { refusedArg } from './args.ts';
+import { refusedArg } from '../chromium-args.ts';
 import { ChromiumProcess } from './chromium.ts';
 import { killAllNow, sweepOrphans } from './processes.ts';
 
@@ -105,6 +105,7 @@ export async function createNativeBackend(options: NativeOptions): Promise<Backe
   }
 
   return {
+    kind: 'driven',
     name: 'native',
 
     match(caps, env): MatchResult<LaunchSpec> {

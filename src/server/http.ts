@@ -10,6 +10,8 @@ import { LOCAL } from './auth.ts';
 import type { Principal } from './auth.ts';
 import { checkRequest, type AccessPolicy, type RequestFacts } from './security.ts';
 import { jsonDepthExceeds } from './limits.ts';
+import { Forwarder } from './forward.ts';
+import type { PassThroughSession } from '../webdriver/pass-through.ts';
 
 const require = createRequire(import.meta.url);
 const uWS = require('uWebSockets.js') as typeof import('uWebSockets.js');
@@ -29,6 +31,8 @@ export interface ServerOptions {
   maxHeaderBytes: number;
   /** JSON bodies nested deeper than this are refused. */
   maxJsonDepth: number;
+  /** A forwarded request (pass-through session) with no answer for this long is a timeout (ms). */
+  forwardTimeout: number;
   access: AccessPolicy;
 }
 
@@ -54,17 +58,24 @@ export function startServer(gateway: Gateway, options: ServerOptions): Promise<R
     ? uWS.SSLApp({ cert_file_name: options.tls.certFile, key_file_name: options.tls.keyFile })
     : uWS.App();
 
-  app.any('/*', (res, req) => handle(gateway, options, res, req));
+  const forwarder = new Forwarder(options.forwardTimeout);
+  app.any('/*', (res, req) => handle(gateway, options, forwarder, res, req));
 
   return new Promise((resolve, reject) => {
     app.listen(options.host, options.port, (token: us_listen_socket | false) => {
       if (!token) return reject(new Error(`could not listen on ${options.host}:${options.port}`));
-      resolve({ port: uWS.us_socket_local_port(token), close: () => uWS.us_listen_socket_close(token) });
+      resolve({
+        port: uWS.us_socket_local_port(token),
+        close: () => {
+          uWS.us_listen_socket_close(token);
+          forwarder.close();
+        },
+      });
     });
   });
 }
 
-function handle(gateway: Gateway, options: ServerOptions, res: HttpResponse, req: HttpRequest): void {
+function handle(gateway: Gateway, options: ServerOptions, forwarder: Forwarder, res: HttpResponse, req: HttpRequest): void {
   // uWS contract: read everything from req now; it is gone once this function returns.
   const method = req.getCaseSensitiveMethod().toUpperCase();
   const path = req.getUrl();
@@ -101,6 +112,15 @@ function handle(gateway: Gateway, options: ServerOptions, res: HttpResponse, req
   const gate = admit(gateway, options, facts, path, headerBytes);
   if ('refusal' in gate) return afterBody(res, state, hasBody, options.maxBodyBytes, () => gate.refusal(res, state));
   request.principal = gate.principal;
+
+  // A pass-through session's requests go to its upstream as they are (./forward.ts).
+  const target = /^\/session\/([^/]+)(\/.*)?$/.exec(path);
+  const passThrough = target && gateway.sessions.passThrough(target[1]!, gate.principal.name);
+  if (passThrough) {
+    const send = (body: Buffer) => forwardRequest(gateway, forwarder, res, state, request, passThrough, method, target![2] ?? '', body);
+    if (!hasBody) return send(Buffer.alloc(0));
+    return readBody(res, options.maxBodyBytes, true, (raw) => (raw === null ? bodyTooLarge(res, state, options.maxBodyBytes) : send(raw)));
+  }
 
   const match = matchRoute(method, path);
   if (match.kind !== 'found') {
@@ -140,6 +160,62 @@ function handle(gateway: Gateway, options: ServerOptions, res: HttpResponse, req
     }
     void run(body);
   });
+}
+
+/** Forward one request of a pass-through session and stream the upstream's answer back. */
+function forwardRequest(
+  gateway: Gateway,
+  forwarder: Forwarder,
+  res: HttpResponse,
+  state: ResponseState,
+  request: { signal: AbortSignal },
+  session: PassThroughSession,
+  method: string,
+  rest: string,
+  body: Buffer,
+): void {
+  const deleting = method === 'DELETE' && rest === '';
+  let status = 0;
+  session.inFlight++;
+  const done = () => {
+    session.inFlight--;
+    session.lastActivity = Date.now();
+    if (!deleting) return;
+    // Delete Session ends the session here whatever the upstream said; it is sent again only
+    // if the upstream did not take it.
+    session.deletedUpstream = status >= 200 && status < 300;
+    void gateway.sessions.end(session, 'it was deleted');
+  };
+  const forwarding = forwarder.forward({ method, path: session.upstreamPath(rest), body }, session.upstream, {
+    head(code, text, contentType) {
+      status = code;
+      if (state.aborted) return;
+      res.cork(() => {
+        res
+          .writeStatus(`${code} ${text || STATUS_TEXT[code]?.slice(4) || 'Status'}`)
+          .writeHeader('Content-Type', contentType ?? JSON_TYPE)
+          .writeHeader('Cache-Control', 'no-cache');
+      });
+    },
+    data(chunk) {
+      if (!state.aborted) res.cork(() => void res.write(chunk));
+    },
+    end() {
+      done();
+      if (state.aborted) return;
+      state.aborted = state.answered = true;
+      res.cork(() => void res.end());
+    },
+    fail(kind, message) {
+      done();
+      const e =
+        kind === 'timeout'
+          ? error('timeout', `upstream ${session.upstreamName}: ${message}`)
+          : error('unknown error', `upstream ${session.upstreamName} (${session.upstream.url}) could not be reached: ${message}`);
+      sendError(res, state, e);
+    },
+  });
+  request.signal.addEventListener('abort', () => forwarding.abort(), { once: true });
 }
 
 /** The security gate and the size limits on what was read so far: whose request it is, or how to refuse it. */

@@ -1,6 +1,6 @@
 // The W3C layer's entry point: find the command, the session, parse parameters, run the handler.
 // The HTTP edge calls `execute`; it never sees a session or a backend.
-import type { Backend, BackendEnvironment } from '../../backends/backend.ts';
+import type { AnyBackend, BackendEnvironment } from '../../backends/backend.ts';
 import type { Logger } from '../ops/log.ts';
 import { Metrics } from '../ops/metrics.ts';
 import type { Pool } from '../pool/pool.ts';
@@ -12,9 +12,12 @@ import { UserPromptOpenedError } from '../../backends/backend.ts';
 import { error, toWebDriverError } from './errors.ts';
 import { handleAnyUserPrompts } from './prompts.ts';
 import { Sessions } from './sessions.ts';
+import type { ConfiguredRoute } from './routing.ts';
 
 export interface GatewayOptions {
-  backends: Backend[];
+  backends: AnyBackend[];
+  /** Capabilities → backend, before the default routes (src/webdriver/routing.ts). */
+  routes: ConfiguredRoute[];
   environment: BackendEnvironment;
   pool: Pool;
   /** Most sessions at once, and how New Session requests past it wait. */
@@ -37,7 +40,8 @@ export class Gateway {
   readonly sessions: Sessions;
   readonly log: Logger;
   readonly metrics: Metrics;
-  readonly backends: Backend[];
+  readonly backends: AnyBackend[];
+  readonly routes: ConfiguredRoute[];
   readonly environment: BackendEnvironment;
   readonly pool: Pool;
   readonly admission: Admission;
@@ -48,6 +52,7 @@ export class Gateway {
 
   constructor(options: GatewayOptions) {
     this.backends = options.backends;
+    this.routes = options.routes;
     this.environment = options.environment;
     this.pool = options.pool;
     this.admission = new Admission(options.admission);
@@ -118,6 +123,8 @@ export class Gateway {
     // A session of another principal is as unknown as one that never was.
     const owner = (request.principal ?? LOCAL).name;
     const session = this.sessions.get(id, owner);
+    // A pass-through session's commands are forwarded by the edge; they never run here.
+    if (session?.kind === 'pass-through') throw error('unknown error', `session ${id} is served upstream and its commands are forwarded there`);
     if (!session) {
       const ending = this.sessions.ending(id, owner);
       throw error('invalid session id', ending ? `session ${id} has ended: ${ending}` : `no active session with id ${id}`);
@@ -144,5 +151,7 @@ export class Gateway {
     for (const session of this.sessions.all()) void this.sessions.end(session, 'the gateway shut down');
     await this.sessions.settled();
     await this.pool.close();
+    // Drivers and displays the pass-through backends started, once their sessions have ended.
+    await Promise.all(this.backends.map((b) => (b.kind === 'pass-through' ? b.close() : undefined)));
   }
 }

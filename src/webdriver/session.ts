@@ -29,6 +29,7 @@ export interface SessionInit {
 }
 
 export class Session {
+  readonly kind = 'driven' as const;
   readonly id: string;
   readonly browser: DrivenBrowser;
   readonly capabilities: Record<string, unknown>;
@@ -72,6 +73,10 @@ export class Session {
     this.release = init.release;
     // Spec §16: beforeunload prompts are handled as they open (src/webdriver/prompts.ts).
     watchUserPrompts(this);
+  }
+
+  get browserName(): string {
+    return this.browser.browserName;
   }
 
   /** Run `task` after every earlier command of this session has finished. */

@@ -1,13 +1,17 @@
 // The registry of live sessions. Whoever creates a session adds it here; ending it (delete,
 // last window closed, browser crash, idle timeout, gateway shutdown) always goes through `end`.
 import type { Logger } from '../ops/log.ts';
+import type { PassThroughSession } from './pass-through.ts';
 import type { Session } from './session.ts';
+
+/** A driven session (the W3C layer runs it) or a pass-through one (an upstream runs it). */
+export type AnySession = Session | PassThroughSession;
 
 /** Why ended sessions ended, for the `invalid session id` message of a late command. */
 const REMEMBERED_ENDINGS = 1000;
 
 export class Sessions {
-  readonly #byId = new Map<string, Session>();
+  readonly #byId = new Map<string, AnySession>();
   readonly #endings = new Map<string, { reason: string; owner: string }>();
   /** Browsers still being given back after their session ended (the client already has its answer). */
   readonly #closing = new Set<Promise<void>>();
@@ -22,14 +26,20 @@ export class Sessions {
     return this.#byId.size;
   }
 
-  add(session: Session): void {
+  add(session: AnySession): void {
     this.#byId.set(session.id, session);
   }
 
   /** The session with this id, if `owner` owns it (another principal learns nothing of it). */
-  get(id: string, owner?: string): Session | undefined {
+  get(id: string, owner?: string): AnySession | undefined {
     const session = this.#byId.get(id);
     return owner === undefined || session?.owner === owner ? session : undefined;
+  }
+
+  /** The pass-through session with this id, if `owner` owns it. */
+  passThrough(id: string, owner: string): PassThroughSession | undefined {
+    const session = this.get(id, owner);
+    return session?.kind === 'pass-through' ? session : undefined;
   }
 
   /** Why a session of `owner` that is no longer active ended, if it ended here lately. */
@@ -38,12 +48,12 @@ export class Sessions {
     return ending?.owner === owner ? ending.reason : undefined;
   }
 
-  all(): Session[] {
+  all(): AnySession[] {
     return [...this.#byId.values()];
   }
 
   /** Sessions of one principal. */
-  of(owner: string): Session[] {
+  of(owner: string): AnySession[] {
     return this.all().filter((session) => session.owner === owner);
   }
 
@@ -51,7 +61,7 @@ export class Sessions {
    * Forget the session at once and give its browser back in the background; `settled()` waits
    * for every such ending. Idempotent.
    */
-  end(session: Session, reason = 'it was deleted'): Promise<void> {
+  end(session: AnySession, reason = 'it was deleted'): Promise<void> {
     if (session.ended) return Promise.resolve();
     session.ended = true;
     this.#byId.delete(session.id);

@@ -137,3 +137,21 @@ export async function profileOf(pid: number): Promise<string> {
   const cmdline = await (await import('node:fs/promises')).readFile(`/proc/${pid}/cmdline`, 'utf8');
   return /--user-data-dir=(\S+?)(?:\0|\s|$)/.exec(cmdline)![1]!;
 }
+
+/**
+ * Live processes the remote backend of one gateway started (drivers, their browsers, Xvfb): they
+ * carry WDGATE_OWNER=<gateway pid> in their environment. Each as its command line.
+ */
+export async function ownedProcesses(gatewayPid: number): Promise<string[]> {
+  const { readdir, readFile } = await import('node:fs/promises');
+  const found: string[] = [];
+  for (const proc of await readdir('/proc')) {
+    if (!/^\d+$/.test(proc)) continue;
+    const environ = await readFile(`/proc/${proc}/environ`, 'latin1').catch(() => '');
+    if (!environ.split('\0').includes(`WDGATE_OWNER=${gatewayPid}`)) continue;
+    const stat = await readFile(`/proc/${proc}/stat`, 'utf8').catch(() => '');
+    if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue; // a zombie is not running
+    found.push((await readFile(`/proc/${proc}/cmdline`, 'utf8').catch(() => '')).replace(/\0/g, ' ').trim());
+  }
+  return found;
+}

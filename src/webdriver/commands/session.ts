@@ -1,10 +1,21 @@
 // Spec §8 "Sessions" and §9 "Timeouts": New Session, Delete Session, Status, Get/Set Timeouts.
 import { randomUUID } from 'node:crypto';
-import { InvalidCapabilityError, type Backend, type LaunchSpec, type PageLoadStrategy } from '../../../backends/backend.ts';
+import {
+  InvalidCapabilityError,
+  UpstreamError,
+  type AnyBackend,
+  type Backend,
+  type LaunchSpec,
+  type PageLoadStrategy,
+  type PassThroughBackend,
+  type UpstreamSpec,
+} from '../../../backends/backend.ts';
 import { LOCAL, type Principal } from '../../server/auth.ts';
 import type { Ticket } from '../admission.ts';
 import { matchStandardCapabilities, processCapabilities, resolveTimeouts, type MatchResult, type TimeoutsConfiguration } from '../capabilities.ts';
-import { error } from '../errors.ts';
+import { error, isErrorCode } from '../errors.ts';
+import { PassThroughSession } from '../pass-through.ts';
+import { selectRoute, type ConfiguredRoute } from '../routing.ts';
 import { p, type Parser } from '../params.ts';
 import type { Gateway } from '../gateway.ts';
 import { Session, type PromptHandlerConfig } from '../session.ts';
@@ -20,21 +31,25 @@ export const newSession = globalCommand({
     let unclaim: (() => void) | undefined;
     try {
       if (gateway.closing) throw error('session not created', 'the gateway is shutting down');
-      const { capabilities, matched } = processCapabilities(params, (caps) => matchBackends(gateway.backends, caps, gateway.environment));
+      const { capabilities, matched } = processCapabilities(params, (caps) => matchBackends(gateway.backends, gateway.routes, caps, gateway.environment));
       if (!gateway.newSessionRate.take(principal.name)) {
         throw error('session not created', `too many new sessions: ${principal.name} may ask for ${gateway.newSessionRate.rate} per second (newSessionsPerSecond)`);
       }
       unclaim = gateway.claimSession(principal);
       // A slot first (waiting in the queue while every slot is taken), then a prepared context.
       ticket = await gateway.admission.admit(request.signal);
-      const created = await createSession(gateway, capabilities, matched, ticket, principal, unclaim);
+      const created =
+        matched.backend.kind === 'driven'
+          ? await createSession(gateway, capabilities, matched as { backend: Backend; spec: LaunchSpec }, ticket, principal, unclaim)
+          : await createPassThroughSession(gateway, matched as { backend: PassThroughBackend; spec: UpstreamSpec }, ticket, principal, unclaim, request.signal);
       gateway.metrics.sessionsCreated.inc();
+      const caps = created.capabilities as Record<string, unknown>;
       gateway.log.info({
         event: 'session created',
         sessionId: created.sessionId,
         principal: principal.name,
         backend: matched.backend.name,
-        browser: `${created.capabilities.browserName} ${created.capabilities.browserVersion}`,
+        browser: `${caps.browserName} ${caps.browserVersion}`,
         ms: Date.now() - started,
       });
       return created;
@@ -105,22 +120,91 @@ async function createSession(
   };
 }
 
-/** Spec "matching capabilities": the first backend that serves them, standard capabilities included. */
+/**
+ * A session on an upstream W3C server: created there, its commands forwarded by the edge. The
+ * answer is the upstream's, with our session id, and without addresses behind the gateway.
+ */
+async function createPassThroughSession(
+  gateway: Gateway,
+  { backend, spec }: { backend: PassThroughBackend; spec: UpstreamSpec },
+  ticket: Ticket,
+  principal: Principal,
+  unclaim: () => void,
+  signal: AbortSignal | undefined,
+) {
+  let upstream;
+  try {
+    upstream = await backend.createSession(spec, gateway.environment, signal);
+  } catch (e) {
+    // An upstream's refusal keeps its code (Grid answers 500 for what was invalid argument).
+    if (e instanceof UpstreamError) throw error(isErrorCode(e.code) ? e.code : 'session not created', e.message);
+    throw error('session not created', e instanceof Error ? e.message : String(e));
+  }
+  if (gateway.closing) {
+    await upstream.end(false);
+    throw error('session not created', 'the gateway is shutting down');
+  }
+  const session = new PassThroughSession({
+    id: randomUUID(),
+    owner: principal.name,
+    upstreamName: spec.upstream,
+    upstream,
+    release: () => {
+      ticket.release();
+      unclaim();
+    },
+  });
+  gateway.sessions.add(session);
+  upstream.onGone(() => void gateway.sessions.end(session, `its upstream ${spec.upstream} went away (the driver exited)`));
+  return { sessionId: session.id, capabilities: { ...withoutUpstreamAddresses(upstream.capabilities), 'wdgate:options': { backend: backend.name, upstream: spec.upstream } } };
+}
+
+/** Capabilities that hold an address of the upstream's own, which clients must never get. */
+const UPSTREAM_ADDRESSES = ['webSocketUrl', 'se:cdp', 'se:cdpVersion', 'se:bidi', 'se:vnc', 'se:vncLocalAddress', 'se:noVncPort', 'se:gridWebSocketUrl', 'moz:debuggerAddress'];
+
+function withoutUpstreamAddresses(caps: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(caps)) {
+    if (UPSTREAM_ADDRESSES.includes(key)) continue;
+    if (typeof value === 'string' && /^(wss?|https?):\/\//i.test(value) && key.includes(':')) continue;
+    if (/^(goog:chromeOptions|ms:edgeOptions)$/.test(key) && typeof value === 'object' && value !== null) {
+      const { debuggerAddress: _address, ...rest } = value as Record<string, unknown>;
+      out[key] = rest;
+      continue;
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+/**
+ * Spec "matching capabilities": the backend the routes choose (src/webdriver/routing.ts), or
+ * else the first backend that serves them, standard capabilities included.
+ */
 function matchBackends(
-  backends: Backend[],
+  backends: AnyBackend[],
+  routes: ConfiguredRoute[],
   caps: Record<string, unknown>,
   env: Parameters<Backend['match']>[1],
-): MatchResult<{ backend: Backend; spec: LaunchSpec }> {
+): MatchResult<{ backend: AnyBackend; spec: LaunchSpec | UpstreamSpec }> {
+  const route = selectRoute(caps, routes);
+  const candidates = route ? backends.filter((b) => b.name === route.backend) : backends;
+  if (candidates.length === 0) {
+    const what = caps.browserName === undefined ? 'these capabilities are' : `browserName ${JSON.stringify(caps.browserName)} is`;
+    return { ok: false, reason: `${what} routed to the ${route!.backend} backend, which this gateway does not have (it has ${backends.map((b) => b.name).join(', ')})` };
+  }
   const reasons: string[] = [];
-  for (const backend of backends) {
+  for (const backend of candidates) {
     let result;
     try {
-      result = backend.match(caps, env);
+      result = backend.match(caps, env, route);
     } catch (e) {
       if (e instanceof InvalidCapabilityError) throw error('invalid argument', e.message);
       throw e;
     }
-    const reason = result.ok ? matchStandardCapabilities(caps, result.value.endpoint) : result.reason;
+    // An upstream not started yet decides the standard capabilities itself.
+    const endpoint = result.ok ? result.value.endpoint : undefined;
+    const reason = result.ok ? (endpoint ? matchStandardCapabilities(caps, endpoint) : null) : result.reason;
     if (result.ok && reason === null) return { ok: true, value: { backend, spec: result.value } };
     reasons.push(backends.length > 1 ? `${backend.name}: ${reason}` : reason!);
   }
@@ -157,7 +241,7 @@ export const status = globalCommand({
         // The asking principal's own sessions only (another principal's ids are never shown).
         own: gateway.sessions.of(principal.name).map((session) => ({
           id: session.id,
-          browserName: session.browser.browserName,
+          browserName: session.browserName,
           createdAt: new Date(session.createdAt).toISOString(),
         })),
       },

@@ -1,4 +1,5 @@
-// What browser arguments a session may pass (goog:chromeOptions.args, wdgate:options.args).
+// What Chromium switches a session may pass (goog:chromeOptions.args, wdgate:options.args), for
+// every backend that starts Chromium (native, and chromedriver behind the remote backend).
 // Capabilities come from whoever reaches the gateway, and some switches hand over the browser or
 // the machine: those are refused unless the operator allows them by name in the config.
 

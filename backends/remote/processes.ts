@@ -1,0 +1,197 @@
+// Processes the remote backend starts itself: W3C drivers (chromedriver, WebKitWebDriver) and the
+// Xvfb display WebKit needs without a display. Each is started as the leader of its own process
+// group, so that ending it reaches the browsers it started; each is waited for. Every one carries
+// WDGATE_OWNER=<gateway pid> in its environment (inherited by its browsers), so a gateway that
+// died without cleaning up has its leftovers found and ended by the next one (`sweepDrivers`).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { LaunchError } from '../backend.ts';
+
+const OWNER_VARIABLE = 'WDGATE_OWNER';
+const live = new Set<ChildProcess>();
+
+/** Ask the kernel for a free loopback port (for a driver that cannot pick its own). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    child.kill(signal);
+  }
+}
+
+/** A process the backend started: ended with `stop`, which waits for it. */
+export class OwnedProcess {
+  readonly #child: ChildProcess;
+  readonly #exited: Promise<void>;
+  #exitListeners: (() => void)[] = [];
+  #stopping = false;
+  exited = false;
+
+  constructor(child: ChildProcess) {
+    this.#child = child;
+    live.add(child);
+    this.#exited = new Promise((resolve) =>
+      child.once('exit', () => {
+        this.exited = true;
+        live.delete(child);
+        // Whatever the driver left in its group (a browser) goes with it.
+        killGroup(child, 'SIGKILL');
+        if (!this.#stopping) for (const listener of this.#exitListeners) listener();
+        resolve();
+      }),
+    );
+  }
+
+  static spawn(binary: string, args: string[], env: NodeJS.ProcessEnv, stdio: ('ignore' | 'pipe')[]): OwnedProcess {
+    const child = spawn(binary, args, { detached: true, stdio, env: { ...env, [OWNER_VARIABLE]: String(process.pid) } });
+    // A missing binary is an 'error' event (the exit promise still settles: 'exit' follows or not).
+    child.once('error', () => child.emit('exit', null, null));
+    return new OwnedProcess(child);
+  }
+
+  get child(): ChildProcess {
+    return this.#child;
+  }
+
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
+  /** Called once if the process ends without being stopped. */
+  onExit(listener: () => void): void {
+    if (this.exited) listener();
+    else this.#exitListeners.push(listener);
+  }
+
+  /** SIGTERM to the group, SIGKILL after `graceMs`; resolves when the process was waited for. */
+  async stop(graceMs = 3000): Promise<void> {
+    this.#stopping = true;
+    if (this.exited) return;
+    killGroup(this.#child, 'SIGTERM');
+    const timer = setTimeout(() => killGroup(this.#child, 'SIGKILL'), graceMs);
+    await this.#exited;
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Start a driver and resolve with its URL once it answers `/status`. `portFromOutput` reads the
+ * port a driver chose itself from its output (chromedriver --port=0); else `port` is given.
+ */
+export async function startDriver(
+  binary: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; port?: number; portFromOutput?: RegExp; timeoutMs?: number },
+): Promise<{ process: OwnedProcess; url: string }> {
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  const deadline = Date.now() + timeoutMs;
+  const owned = OwnedProcess.spawn(binary, args, options.env ?? process.env, ['ignore', 'pipe', 'pipe']);
+  const { child } = owned;
+  let output = '';
+  const lastWords = () => output.trim().split('\n').slice(-3).join(' / ') || 'no output';
+  let port = options.port;
+  const read = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+    const found = port === undefined ? options.portFromOutput?.exec(output) : null;
+    if (found) port = Number(found[1]);
+  };
+  child.stdout!.on('data', read);
+  child.stderr!.on('data', read);
+  try {
+    for (;;) {
+      if (owned.exited) throw new LaunchError(`${binary} exited at start: ${lastWords()}`);
+      if (Date.now() > deadline) throw new LaunchError(`${binary} did not start within ${timeoutMs} ms: ${lastWords()}`);
+      if (port !== undefined) {
+        const ok = await fetch(`http://127.0.0.1:${port}/status`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false);
+        if (ok) break;
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  } catch (e) {
+    await owned.stop(0);
+    throw e;
+  }
+  // The driver's log is not kept; its pipes are drained so that it never blocks on them.
+  child.stdout!.off('data', read).resume();
+  child.stderr!.off('data', read).resume();
+  return { process: owned, url: `http://127.0.0.1:${port}` };
+}
+
+/** An Xvfb display of the gateway's own (for a headful browser where there is no display). */
+export async function startXvfb(): Promise<{ process: OwnedProcess; display: string }> {
+  const owned = OwnedProcess.spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '1280x1024x24', '-nolisten', 'tcp', '-noreset'], process.env, [
+    'ignore',
+    'ignore',
+    'pipe',
+    'pipe',
+  ]);
+  const fd3 = owned.child.stdio[3] as NodeJS.ReadableStream;
+  let stderr = '';
+  owned.child.stderr!.on('data', (c: Buffer) => void (stderr = (stderr + c.toString()).slice(-2000)));
+  try {
+    const display = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new LaunchError('Xvfb did not start within 10 s')), 10_000);
+      let text = '';
+      fd3.on('data', (c: Buffer) => {
+        text += c.toString();
+        if (text.includes('\n')) {
+          clearTimeout(timer);
+          resolve(`:${text.trim()}`);
+        }
+      });
+      owned.onExit(() => {
+        clearTimeout(timer);
+        reject(new LaunchError(`Xvfb could not start (is the xvfb package installed?): ${stderr.trim().split('\n').at(-1) ?? ''}`));
+      });
+    });
+    owned.child.stderr!.resume();
+    return { process: owned, display };
+  } catch (e) {
+    await owned.stop(0);
+    throw e;
+  }
+}
+
+/** Last resort on an abrupt exit: every driver's and display's group, at once. */
+export function killDriversNow(): void {
+  for (const child of live) killGroup(child, 'SIGKILL');
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** End processes a dead gateway started (their WDGATE_OWNER names a pid no longer running). */
+export async function sweepDrivers(): Promise<number> {
+  let swept = 0;
+  for (const name of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(name)) continue;
+    const environ = await readFile(`/proc/${name}/environ`, 'latin1').catch(() => '');
+    const owner = new RegExp(`(?:^|\\0)${OWNER_VARIABLE}=(\\d+)(?:\\0|$)`).exec(environ)?.[1];
+    if (!owner || Number(owner) === process.pid || isAlive(Number(owner))) continue;
+    try {
+      process.kill(Number(name), 'SIGKILL');
+      swept++;
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return swept;
+}
