@@ -1,5 +1,5 @@
 // Start and stop a whole gateway: backends, the W3C layer, the HTTP edge, and cleanup on exit.
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { AnyBackend, BackendEnvironment } from '../backends/backend.ts';
 import { createBackends, deadGatewayDirs } from '../backends/index.ts';
@@ -33,6 +33,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     }
   }
   const { remote } = config;
+  const fileInputDirectories = realDirectories(config.fileInputDirectories);
   const backends = await createBackends({
     native: config.native,
     remote: {
@@ -63,6 +64,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     environment,
     pool,
     routes: config.routes,
+    fileInputDirectories,
     admission: { maxSessions: config.maxSessions, maxQueued: config.maxQueuedSessions, queueTimeout: config.sessionQueueTimeout },
     sessionIdleTimeout: config.sessionIdleTimeout,
     newSessionsPerSecond: config.newSessionsPerSecond,
@@ -105,6 +107,19 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
       return closing;
     },
   };
+}
+
+/** The directories file inputs may read, as real paths (a symbolic link cannot lead out of them). */
+function realDirectories(dirs: string[]): string[] | null {
+  if (dirs.length === 0) return null;
+  return dirs.map((dir) => {
+    try {
+      if (!statSync(dir).isDirectory()) throw new Error('not a directory');
+      return realpathSync(dir);
+    } catch (e) {
+      throw new ConfigError(`fileInputDirectories: ${dir} is not a readable directory (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+  });
 }
 
 /** The principals' tokens: the token file, WDGATE_TOKEN and the config's authTokens. */

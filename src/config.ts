@@ -46,6 +46,8 @@ export interface Config {
   allowHosts: string[];
   /** Origins whose web pages may call the gateway. */
   allowOrigins: string[];
+  /** Directories file inputs may take files from (Element Send Keys); empty: anywhere. */
+  fileInputDirectories: string[];
   tempDir: string;
   native: { binary: string; allowedBinaries: string[]; allowedArgs: string[] };
   /** Capabilities → backend (src/webdriver/routing.ts), before the default routes. */
@@ -215,6 +217,13 @@ const SCHEMA: Record<keyof Config, Check> = {
   requireAuthOnLoopback: bool,
   allowHosts: names(/^[a-z0-9.-]+$/i, 'host names'),
   allowOrigins: names(/^(https?:\/\/[^/\s]+|null)$/i, 'origins such as https://ci.example:8443'),
+  fileInputDirectories: (v, name) => {
+    const list = typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter(Boolean) : v;
+    if (!Array.isArray(list) || !list.every((x) => typeof x === 'string' && x.startsWith('/'))) {
+      throw new ConfigError(`${name} must be a list of absolute directory paths (got ${JSON.stringify(v)})`);
+    }
+    return list;
+  },
   tempDir: nullable(str),
   native,
   routes,

@@ -18,6 +18,8 @@ export interface GatewayOptions {
   backends: AnyBackend[];
   /** Capabilities → backend, before the default routes (src/webdriver/routing.ts). */
   routes: ConfiguredRoute[];
+  /** Real paths of the directories file inputs may take files from; null: anywhere. */
+  fileInputDirectories: string[] | null;
   environment: BackendEnvironment;
   pool: Pool;
   /** Most sessions at once, and how New Session requests past it wait. */
@@ -42,6 +44,7 @@ export class Gateway {
   readonly metrics: Metrics;
   readonly backends: AnyBackend[];
   readonly routes: ConfiguredRoute[];
+  readonly fileInputDirectories: string[] | null;
   readonly environment: BackendEnvironment;
   readonly pool: Pool;
   readonly admission: Admission;
@@ -53,6 +56,7 @@ export class Gateway {
   constructor(options: GatewayOptions) {
     this.backends = options.backends;
     this.routes = options.routes;
+    this.fileInputDirectories = options.fileInputDirectories;
     this.environment = options.environment;
     this.pool = options.pool;
     this.admission = new Admission(options.admission);

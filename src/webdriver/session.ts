@@ -118,6 +118,11 @@ export class Session {
     return this.#tempDir;
   }
 
+  /** The temporary directory, if one was made (uploads). */
+  async madeTemporaryDirectory(): Promise<string | undefined> {
+    return this.#tempDir?.catch(() => undefined);
+  }
+
   /** Remove the temporary directory and all in it (when the session ends). Never throws. */
   async removeTemporaryFiles(): Promise<void> {
     const made = this.#tempDir;

@@ -3,7 +3,7 @@
 // the session (Delete Session, gateway shutdown).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
@@ -218,5 +218,55 @@ describe('cleanup', () => {
       await gw2.stop();
     }
     assert.equal(await leftoverBrowsers(pid), 0);
+  });
+});
+
+describe('fileInputDirectories: file inputs take files only from the configured directories', () => {
+  let limited: TestGateway;
+  let ls: Session;
+  let allowedDir: string;
+  let outsideDir: string;
+
+  before(async () => {
+    allowedDir = mkdtempSync(join(tempDir, 'allowed-'));
+    outsideDir = mkdtempSync(join(tempDir, 'outside-'));
+    writeFileSync(join(allowedDir, 'fine.txt'), 'fine');
+    writeFileSync(join(outsideDir, 'secret.txt'), 'secret');
+    // A link inside the allowed directory that leads out of it.
+    symlinkSync(join(outsideDir, 'secret.txt'), join(allowedDir, 'link.txt'));
+    limited = await startGateway([], { config: { tempDir, fileInputDirectories: [allowedDir] } });
+    ls = await limited.client.newSession();
+    await ls.navigate(pages.page('<input type="file" id="f" multiple>', 'limited'));
+  });
+
+  after(async () => {
+    await ls?.end().catch(() => {});
+    await limited?.stop();
+  });
+
+  test('a file in an allowed directory is taken; one outside, through .., or through a symbolic link is invalid argument', async () => {
+    const input = await ls.find('#f');
+    await ls.post(`/element/${input}/value`, { text: join(allowedDir, 'fine.txt') });
+    assert.deepEqual(await ls.execute('return [...document.getElementById("f").files].map((f) => f.name)'), ['fine.txt']);
+    for (const path of [join(outsideDir, 'secret.txt'), join(allowedDir, '..', basename(outsideDir), 'secret.txt'), join(allowedDir, 'link.txt')]) {
+      const e = await ls.fails('POST', `/element/${input}/value`, { text: path }, 'invalid argument', 400);
+      assert.match(e.message, /outside the directories file inputs may read \(fileInputDirectories/);
+    }
+    assert.deepEqual(await ls.execute('return [...document.getElementById("f").files].map((f) => f.name)'), ['fine.txt'], 'nothing refused was added');
+  });
+
+  test("files uploaded to the session (/se/file) are the session's own to use", async () => {
+    const path = await upload([{ name: 'uploaded.txt', data: 'up' }], ls);
+    const input = await ls.find('#f');
+    await ls.post(`/element/${input}/value`, { text: path });
+    assert.ok((await ls.execute('return [...document.getElementById("f").files].map((f) => f.name)')).includes('uploaded.txt'));
+  });
+
+  test('a directory that is not there is a startup error', async () => {
+    const bad = await startGateway([], { config: { fileInputDirectories: [join(tempDir, 'no-such-dir')] } }).then(
+      async (g) => (await g.stop(), 'started'),
+      (e: Error) => e.message,
+    );
+    assert.match(bad, /fileInputDirectories: .*no-such-dir is not a readable directory/);
   });
 });
