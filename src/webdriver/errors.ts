@@ -1,6 +1,6 @@
 // The closed set of W3C WebDriver error codes (spec §6.6 "Errors") and their HTTP statuses.
 // Every error the gateway answers with passes through here, once.
-import { NavigationTimeoutError, NoSuchWindowError, ScriptError } from '../../backends/backend.ts';
+import { NavigationTimeoutError, NoSuchWindowError, ScriptError, UnsupportedPrimitiveError } from '../../backends/backend.ts';
 
 export const ERROR_STATUS = {
   'element click intercepted': 400,
@@ -70,6 +70,8 @@ export function toWebDriverError(e: unknown): WebDriverError {
   if (e instanceof NoSuchWindowError) return new WebDriverError('no such window', e.message);
   if (e instanceof NavigationTimeoutError) return new WebDriverError('timeout', e.message);
   if (e instanceof ScriptError) return new WebDriverError('javascript error', e.message);
+  // A backend that lacks a primitive says so on every command, never a silent difference.
+  if (e instanceof UnsupportedPrimitiveError) return new WebDriverError('unsupported operation', e.message);
   const message = e instanceof Error ? e.message : String(e);
   return new WebDriverError('unknown error', message);
 }

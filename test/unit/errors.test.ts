@@ -1,7 +1,7 @@
 // W3C error codes and their HTTP statuses (spec §6.6), and the wire form of an error.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { NavigationTimeoutError, NoSuchWindowError, ScriptError } from '../../backends/backend.ts';
+import { NavigationTimeoutError, NoSuchWindowError, ScriptError, UnsupportedPrimitiveError } from '../../backends/backend.ts';
 import { SPEC_TABLE } from '../helpers/spec-errors.ts';
 import { ERROR_STATUS, error, isErrorCode, serializeError, toWebDriverError, WebDriverError } from '../../src/webdriver/errors.ts';
 
@@ -36,6 +36,9 @@ test('backend and internal exceptions map to W3C errors; no stack leaks', () => 
   assert.equal(toWebDriverError(wd), wd);
   assert.equal(toWebDriverError(new NoSuchWindowError('gone')).code, 'no such window');
   assert.equal(toWebDriverError(new NavigationTimeoutError('slow')).code, 'timeout');
+  // Whatever command meets it: a backend's missing primitive is unsupported operation, its message kept.
+  const lacking = toWebDriverError(new UnsupportedPrimitiveError('this engine cannot emulate touch'));
+  assert.deepEqual([lacking.code, lacking.status, lacking.message], ['unsupported operation', 500, 'this engine cannot emulate touch']);
   const script = toWebDriverError(new ScriptError('TypeError: boom'));
   assert.equal(script.code, 'javascript error');
   assert.equal(script.message, 'TypeError: boom');
