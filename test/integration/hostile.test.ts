@@ -119,6 +119,36 @@ describe('limits: each refused with a clear error, and the gateway keeps serving
     assert.deepEqual(body, { answer: '', closed: true });
     await liveSessionWorks();
   });
+
+  test('one request in flight per connection: pipelined requests answered at once come in order; a pipeline behind a browser command closes the connection', async () => {
+    /** Write `data` in one piece; resolve when the server closed the connection or `responses` answers came. */
+    const pipelined = (data: string, responses: number) =>
+      new Promise<{ statuses: string[]; closed: boolean }>((resolve) => {
+        const socket = connect(gw.port, '127.0.0.1', () => socket.write(data));
+        let text = '';
+        const statuses = () => text.match(/HTTP\/1\.1 \d+/g) ?? [];
+        socket.on('data', (c) => {
+          text += c;
+          if (statuses().length === responses && text.endsWith('}')) {
+            socket.destroy();
+            resolve({ statuses: statuses(), closed: false });
+          }
+        });
+        socket.on('close', () => resolve({ statuses: statuses(), closed: true }));
+        socket.on('error', () => {});
+      });
+    const status = 'GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
+    // Requests answered at once: in order, each after the one before.
+    assert.deepEqual(await pipelined(status.repeat(50), 50), { statuses: Array(50).fill('HTTP/1.1 200'), closed: false });
+    // uWebSockets.js cannot hold requests behind one answered later (a browser command, with or
+    // without a body): the connection is closed at once, nothing half-answered, and the gateway
+    // and the session go on. No WebDriver client pipelines; one that does can send one by one.
+    const title = `GET /session/${live.id}/title HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
+    const body = JSON.stringify({ script: 'return 1', args: [] });
+    const post = `POST /session/${live.id}/execute/sync HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    for (const first of [title, post]) assert.deepEqual(await pipelined(first + status.repeat(50), 51), { statuses: [], closed: true });
+    await liveSessionWorks();
+  });
 });
 
 // ── Fuzz ─────────────────────────────────────────────────────────────────────────────────────
