@@ -23,9 +23,13 @@ export class ChromiumProcess implements BrowserProcess {
   readonly #end: () => Promise<void>;
   readonly #timeZone: string | undefined;
   #closing: Promise<void> | undefined;
+  readonly #headless: boolean;
+  /** The default context was handed out (to the first session) or may no longer be. */
+  #adopted = false;
 
-  private constructor(browser: Browser, version: string, end: () => Promise<void>, timeZone: string | undefined) {
+  private constructor(browser: Browser, version: string, end: () => Promise<void>, timeZone: string | undefined, headless: boolean) {
     this.#browser = browser;
+    this.#headless = headless;
     this.browserVersion = version;
     this.#end = end;
     this.#timeZone = timeZone;
@@ -69,7 +73,7 @@ export class ChromiumProcess implements BrowserProcess {
     };
     try {
       const version = (await browser.version()).replace(/^[^/]*\//, '');
-      return new ChromiumProcess(browser, version, end, options.timeZone);
+      return new ChromiumProcess(browser, version, end, options.timeZone, options.args.some((a) => /^--headless(=|$)/.test(a)));
     } catch (e) {
       await end();
       throw new LaunchError(`${options.binary} started but could not be driven: ${(e as Error).message}`);
@@ -81,8 +85,12 @@ export class ChromiumProcess implements BrowserProcess {
   }
 
   async newContext(): Promise<DrivenBrowser> {
+    // Headless only: a headful Chromium quits when its last window closes, which the first
+    // session's end could be.
+    const adopt = this.#headless && !this.#adopted;
+    this.#adopted = true;
     try {
-      return await NativeContext.open(this.#browser, this.browserVersion, this.#timeZone);
+      return await NativeContext.open(this.#browser, this.browserVersion, this.#timeZone, adopt);
     } catch (e) {
       throw new LaunchError(`could not open a browser context: ${(e as Error).message}`);
     }

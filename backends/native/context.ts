@@ -96,6 +96,8 @@ export class NativeContext implements DrivenBrowser {
   /** Listeners on the shared browser and context, removed when the context is closed. */
   readonly #unlisten: (() => void)[] = [];
   #closed = false;
+  /** The browser's default context, adopted by its first session (it cannot be closed, only emptied). */
+  #adopted = false;
 
   private constructor(context: BrowserContext, version: string, initialWindow: string, timeZone: string | undefined) {
     this.#context = context;
@@ -109,11 +111,16 @@ export class NativeContext implements DrivenBrowser {
    * A fresh isolated context of `browser` with its first window open and tracked (a page takes
    * 0.1–0.3 s to create: the pool prepares contexts ahead of the sessions that lease them).
    */
-  static async open(browser: Browser, version: string, timeZone?: string): Promise<NativeContext> {
-    const context = await browser.createBrowserContext();
+  static async open(browser: Browser, version: string, timeZone?: string, adopt = false): Promise<NativeContext> {
+    // A fresh browser's default context is as new as any (its profile is new), and its first
+    // window is already open: the first session takes it and saves creating both. No other
+    // session ever gets the default context.
+    const context = adopt ? browser.defaultBrowserContext() : await browser.createBrowserContext();
     try {
-      const first = await context.newPage();
+      const initial = adopt ? context.targets().find((t) => t.type() === 'page') : undefined;
+      const first = (initial && (await whileConnected(browser, initial.page()))) ?? (await context.newPage());
       const self = new NativeContext(context, version, handleOf(first.target()), timeZone);
+      self.#adopted = adopt;
       const created = (target: Target) => void self.#track(target);
       const destroyed = (target: Target) => self.#pages.delete(handleOf(target));
       context.on('targetcreated', created);
@@ -122,7 +129,7 @@ export class NativeContext implements DrivenBrowser {
       await self.#track(first.target());
       return self;
     } catch (e) {
-      await context.close().catch(() => {});
+      if (!adopt) await context.close().catch(() => {});
       throw e;
     }
   }
@@ -167,7 +174,10 @@ export class NativeContext implements DrivenBrowser {
     this.#closed = true;
     for (const unlisten of this.#unlisten.splice(0)) unlisten();
     // Every window of the context goes with it (beforeunload is not run, as chromedriver does).
-    if (this.#browser.connected) await this.#context.close().catch(() => {});
+    if (this.#browser.connected) {
+      if (this.#adopted) await Promise.all([...this.#pages.values()].map((page) => whileConnected(this.#browser, page.close()).catch(() => {})));
+      else await this.#context.close().catch(() => {});
+    }
     this.#pages.clear();
   }
 
@@ -496,6 +506,18 @@ export class NativeContext implements DrivenBrowser {
   onUserPromptOpened(listener: (handle: string, prompt: UserPrompt) => Promise<void> | void): void {
     this.#prompts.onOpened(listener);
   }
+}
+
+/** `work`, or a rejection as soon as the browser goes away (a call into a dead browser may never settle). */
+function whileConnected<T>(browser: Browser, work: Promise<T>): Promise<T> {
+  if (!browser.connected) return Promise.reject(new Error('the browser went away'));
+  let off = () => {};
+  const gone = new Promise<never>((_, reject) => {
+    const listener = () => reject(new Error('the browser went away'));
+    browser.once('disconnected', listener);
+    off = () => browser.off('disconnected', listener);
+  });
+  return Promise.race([work, gone]).finally(off);
 }
 
 /** The frame a browsing context names: the main frame, or the attached frame with the path's last id. */

@@ -146,6 +146,9 @@ class KeyPool {
   }
 
   async #prepare(): Promise<Seat> {
+    // Closing: a waiter left from before (a replacement being prepared) gets a failure, or the
+    // health check would drop each new seat and drain would launch browsers forever.
+    if (this.#closed) return { failure: new Error('the pool is closing'), at: Date.now() };
     const host = this.#hostWithRoom(true);
     if (!host) return { failure: new Error(`the pool has no room for another browser of this kind (${this.#config.maxBrowsers})`), at: Date.now() };
     host.contexts++;

@@ -319,6 +319,20 @@ describe('a browser that goes away', () => {
   });
 });
 
+describe('a browser killed just before shutdown', () => {
+  test('SIGTERM while its replacement is being prepared ends the gateway cleanly (exit 0), leaving no browser', async () => {
+    const gw = await gatewayWith({ pool: { minWarm: 1, sessionsPerBrowser: 1 } });
+    const s = await gw.client.newSession();
+    const [browser] = await browserMains(gw.process.pid!);
+    process.kill(browser!, 'SIGKILL');
+    await eventually(async () => (await s.raw('GET', '/url')).status === 404, 'the session outlived its browser');
+    // The pool is preparing a replacement now: shutdown must not wait for it, nor launch more.
+    const pid = gw.process.pid!;
+    assert.equal(await gw.stop(), 0, `the gateway did not end on its own (forced exit):\n${gw.output().slice(-2000)}`);
+    assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
+  });
+});
+
 describe('a browser killed in the middle of a command', () => {
   let gw: TestGateway;
   before(async () => {
