@@ -110,7 +110,7 @@ describe('remote backend: sessions on upstream W3C servers', () => {
         remote: {
           upstreams: { inner: inner.url, fake: fakeUrl.toString(), refusing: `http://127.0.0.1:${await closedPort()}` },
           idleTimeout: 300,
-          commandTimeout: 4000,
+          commandTimeout: 8000, // every forwarded command of this gateway: room for a loaded CI machine
         },
       },
     });
@@ -208,7 +208,7 @@ describe('remote backend: sessions on upstream W3C servers', () => {
     assert.match(refused.message, /upstream refusing .*ECONNREFUSED/);
     const s = await client.newSession({ 'wdgate:options': { backend: 'remote', upstream: 'fake' } });
     const stalled = await s.fails('GET', '/url', undefined, 'timeout', 500);
-    assert.match(stalled.message, /did not answer within 4000 ms/);
+    assert.match(stalled.message, /did not answer within 8000 ms/);
     assert.equal(await s.get('/title'), 'fake title');
     await s.delete('');
     const unknown = await client.fails('POST', '/session', { capabilities: { alwaysMatch: { 'wdgate:options': { backend: 'remote', upstream: 'nowhere' } } } }, 'session not created', 500);
