@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install what wdgate needs on a Debian 12 machine, skipping what is already there:
-# Chromium, chromedriver, WebKitWebDriver and Xvfb from Debian, and the npm dependencies.
+# Chromium, chromedriver, firefox-esr, WebKitWebDriver and Xvfb from Debian, and the npm dependencies.
 # Nothing downloads a browser of its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +11,8 @@ if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
+# The Playwright backend's Firefox (driven over Playwright's WebDriver BiDi channel).
+command -v firefox-esr >/dev/null 2>&1 || need+=(firefox-esr)
 # The remote backend's managed upstreams: WebKitWebDriver (with WebKitGTK's MiniBrowser) and an
 # Xvfb display for it where there is none. With their recommended packages (GL, fonts), as tested.
 with_recommends=()

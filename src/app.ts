@@ -42,6 +42,10 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
       webkit: { driver: remote.webkitDriver, browser: remote.webkitBrowser },
       newSessionTimeout: remote.newSessionTimeout,
     },
+    playwright: {
+      chromium: config.native,
+      firefox: { binary: config.playwright.firefoxBinary, allowedBinaries: config.playwright.allowedFirefoxBinaries },
+    },
   });
   // Leftovers of a gateway that died without cleaning up: its browsers, profiles, upload dirs.
   for (const backend of backends) await backend.sweep(config.tempDir);

@@ -53,6 +53,8 @@ export interface Config {
   /** Capabilities → backend (src/webdriver/routing.ts), before the default routes. */
   routes: ConfiguredRoute[];
   remote: RemoteConfig;
+  /** The Playwright backend's Firefox (its Chromium is native's). */
+  playwright: { firefoxBinary: string; allowedFirefoxBinaries: string[] };
 }
 
 export interface RemoteConfig {
@@ -188,6 +190,15 @@ function remote(v: unknown, name: string): RemoteConfig {
   };
 }
 
+function playwright(v: unknown, name: string): Config['playwright'] {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ConfigError(`${name} must be an object`);
+  const o = { ...defaults.playwright, ...(v as Record<string, unknown>) };
+  for (const key of Object.keys(o)) if (!Object.hasOwn(defaults.playwright, key)) throw new ConfigError(`unknown setting ${name}.${key}`);
+  const allowed = o.allowedFirefoxBinaries as unknown;
+  if (!Array.isArray(allowed) || !allowed.every((b) => typeof b === 'string')) throw new ConfigError(`${name}.allowedFirefoxBinaries must be an array of paths`);
+  return { firefoxBinary: str(o.firefoxBinary, `${name}.firefoxBinary`) as string, allowedFirefoxBinaries: allowed };
+}
+
 const SCHEMA: Record<keyof Config, Check> = {
   port: int(0, 65535),
   listenAddress: str,
@@ -228,6 +239,7 @@ const SCHEMA: Record<keyof Config, Check> = {
   native,
   routes,
   remote,
+  playwright,
 };
 
 /** Merge and check layers of settings, later layers winning. */

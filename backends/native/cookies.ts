@@ -3,22 +3,14 @@ import type { Page } from 'puppeteer-core';
 import { ProtocolError } from 'puppeteer-core';
 import type { CookieData } from '../backend.ts';
 import { cdp } from './cdp.ts';
+import { cookieData } from '../shared.ts';
 
 export type NewCookie = Omit<CookieData, 'domain' | 'sameSite'> & { domain?: string; sameSite?: CookieData['sameSite'] };
 
 /** Cookies the current document's URL would send. */
 export async function getCookies(page: Page): Promise<CookieData[]> {
   const { cookies } = await cdp(page).send('Network.getCookies', { urls: [page.url()] });
-  return cookies.map((c) => ({
-    name: c.name,
-    value: c.value,
-    path: c.path,
-    domain: c.domain,
-    secure: c.secure,
-    httpOnly: c.httpOnly,
-    ...(!c.session && c.expires > 0 && { expiry: Math.floor(c.expires) }),
-    sameSite: (c.sameSite ?? 'Lax') as CookieData['sameSite'],
-  }));
+  return cookies.map(cookieData);
 }
 
 /** Set a cookie for the current document's URL; false if Chromium refuses it. */

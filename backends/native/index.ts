@@ -1,9 +1,8 @@
 // The native backend: wdgate launches Chromium itself with --remote-debugging-pipe and drives
 // it over CDP through puppeteer-core.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { InvalidCapabilityError, type Backend, type BackendEnvironment, type BrowserProcess, type LaunchSpec, type MatchResult } from '../backend.ts';
 import { refusedArg } from '../chromium-args.ts';
+import { probeVersion, stringArray, vendorObject } from '../shared.ts';
 import { ChromiumProcess } from './chromium.ts';
 import { killAllNow, sweepOrphans } from './processes.ts';
 
@@ -42,34 +41,6 @@ interface NativeLaunchSpec extends LaunchSpec {
   binary: string;
   args: string[];
   headless: boolean;
-}
-
-const execFileAsync = promisify(execFile);
-
-async function probeVersion(binary: string): Promise<string | undefined> {
-  try {
-    const { stdout } = await execFileAsync(binary, ['--version'], { timeout: 10_000 });
-    return /(\d+\.\d+\.\d+\.\d+)/.exec(stdout)?.[1];
-  } catch {
-    return undefined;
-  }
-}
-
-function stringArray(value: unknown, path: string): string[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
-    throw new InvalidCapabilityError(`${path} must be an array of strings`);
-  }
-  return value;
-}
-
-function vendorObject(caps: Record<string, unknown>, key: string): Record<string, unknown> {
-  const value = caps[key];
-  if (value === undefined) return {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new InvalidCapabilityError(`${key} must be an object`);
-  }
-  return value as Record<string, unknown>;
 }
 
 /** The W3C proxy capability as Chromium switches. */

@@ -8,7 +8,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { LaunchError } from '../backend.ts';
 
-const OWNER_VARIABLE = 'WDGATE_OWNER';
+/** The environment mark of every process the gateway's backends start besides the native browsers. */
+export const OWNER_VARIABLE = 'WDGATE_OWNER';
 const live = new Set<ChildProcess>();
 
 /** Ask the kernel for a free loopback port (for a driver that cannot pick its own). */

@@ -4,6 +4,7 @@
 // is no display. Each says how it takes capabilities and where a new session goes.
 import { InvalidCapabilityError, type BackendEnvironment } from '../backend.ts';
 import { refusedArg } from '../chromium-args.ts';
+import { stringArray, vendorObject } from '../shared.ts';
 import { freePort, startDriver, startXvfb, type OwnedProcess } from './processes.ts';
 
 /** Where one new session goes, and what is given back when it ends. */
@@ -32,19 +33,6 @@ export interface Upstream {
 function withoutGatewayCapabilities(caps: Record<string, unknown>): Record<string, unknown> {
   const { ['wdgate:options']: _options, webSocketUrl: _socket, ...rest } = caps;
   return rest;
-}
-
-function vendorObject(caps: Record<string, unknown>, key: string): Record<string, unknown> {
-  const value = caps[key];
-  if (value === undefined) return {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidCapabilityError(`${key} must be an object`);
-  return value as Record<string, unknown>;
-}
-
-function stringArray(value: unknown, path: string): string[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw new InvalidCapabilityError(`${path} must be an array of strings`);
-  return value;
 }
 
 /** A W3C server at a configured URL; `http://user:secret@host` becomes Basic credentials. */

@@ -52,7 +52,7 @@ test('unknown options and bad values exit with code 2 and a message', async () =
 test('the start line names the address, the backends and the uWebSockets.js build', async () => {
   const gw = await startGateway();
   try {
-    assert.match(gw.output(), /listening on http:\/\/127\.0\.0\.1:\d+ backends=native,remote uWebSockets\.js=(native|fallback)/);
+    assert.match(gw.output(), /listening on http:\/\/127\.0\.0\.1:\d+ backends=native,playwright,remote uWebSockets\.js=(native|fallback)/);
   } finally {
     await gw.stop();
   }

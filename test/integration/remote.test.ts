@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Client, Session } from '../helpers/client.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { eventually, leftoverBrowsers, ownedProcesses, startPageServer, type PageServer } from '../helpers/pages.ts';
-import { decodePng } from '../helpers/png.ts';
+import { commandTour } from '../helpers/tour.ts';
 
 const TOKENS = { alice: 'alice-3c9e1a7f5b2d8e40c6', bob: 'bob-8a2f6c0e4b1d7f9a35' };
 const REMOTE = { 'wdgate:options': { backend: 'remote' } };
@@ -70,23 +70,6 @@ async function closedPort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((r) => server.close(r));
   return port;
-}
-
-/** The classic commands a user runs first, on any backend: navigate, title, find, click, keys, screenshot, cookies. */
-async function commandTour(s: Session, pages: PageServer, label: string): Promise<void> {
-  await s.navigate(pages.page(`<input id="name"><button id="go" onclick="this.textContent = 'clicked'">go</button>`, `${label} page`));
-  assert.equal(await s.get('/title'), `${label} page`);
-  const button = await s.find('#go');
-  await s.post(`/element/${button}/click`);
-  assert.equal(await s.get(`/element/${button}/text`), 'clicked');
-  const input = await s.find('#name');
-  await s.post(`/element/${input}/value`, { text: 'typed' });
-  assert.equal(await s.get(`/element/${input}/property/value`), 'typed');
-  const png = decodePng(await s.get('/screenshot'));
-  assert.ok(png.width > 100 && png.height > 100, `a screenshot of the page (${png.width}x${png.height})`);
-  await s.post('/cookie', { cookie: { name: 'flavour', value: label } });
-  assert.equal((await s.get('/cookie/flavour')).value, label);
-  await s.fails('POST', '/element', { using: 'css selector', value: '#missing' }, 'no such element', 404);
 }
 
 describe('remote backend: sessions on upstream W3C servers', () => {

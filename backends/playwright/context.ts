@@ -1,0 +1,523 @@
+// One session's browser context through playwright-core's public API (Chromium, and Firefox over
+// Playwright's WebDriver BiDi channel). Playwright's own waits and retries never stand in for W3C
+// semantics: no locator, no actionability check, no auto-wait; only raw evaluate, mouse and
+// keyboard. What Playwright has no way to do is UnsupportedPrimitiveError naming it (the W3C
+// layer answers `unsupported operation`), or on Chromium goes through its CDP session.
+import type { BrowserContext, CDPSession, Dialog, Frame, JSHandle, Page } from 'playwright-core';
+import {
+  NavigationTimeoutError,
+  NoSuchWindowError,
+  ScriptError,
+  UnsupportedPrimitiveError,
+  UserPromptOpenedError,
+  type AccessibleNode,
+  type BrowsingContext,
+  type CallOptions,
+  type CookieData,
+  type DrivenBrowser,
+  type KeyInputEvent,
+  type MouseEventParams,
+  type PageLoadStrategy,
+  type PointerInputEvent,
+  type PrintOptions,
+  type Rect,
+  type TouchInputEvent,
+  type UserPrompt,
+  type WheelInputEvent,
+  type WindowState,
+  type WindowType,
+} from '../backend.ts';
+import { cookieData } from '../shared.ts';
+
+export type Engine = 'chromium' | 'firefox';
+
+const WAIT_UNTIL = { none: 'commit', eager: 'domcontentloaded', normal: 'load' } as const;
+const BUTTONS = { left: 'left', middle: 'middle', right: 'right' } as const;
+const POINTER_BUTTONS = ['left', 'middle', 'right'] as const;
+
+/** Per page: its open dialog, and the calls a dialog would block (cut short when one opens). */
+interface PageState {
+  handle: string;
+  dialog: Dialog | null;
+  prompt: UserPrompt | null;
+  blocked: Set<(e: Error) => void>;
+}
+
+export class PlaywrightContext implements DrivenBrowser {
+  readonly browserName: string;
+  readonly browserVersion: string;
+  readonly initialWindow: string;
+  readonly #context: BrowserContext;
+  readonly #engine: Engine;
+  readonly #pages = new Map<string, Page>();
+  readonly #states = new WeakMap<Page, PageState>();
+  readonly #frameIds = new WeakMap<Frame, string>();
+  readonly #frames = new Map<string, Frame>();
+  readonly #libraries = new WeakMap<Frame, Map<string, Promise<JSHandle>>>();
+  readonly #promptListeners: ((handle: string, prompt: UserPrompt) => Promise<void> | void)[] = [];
+  #nextId = 0;
+  #closed = false;
+
+  private constructor(context: BrowserContext, engine: Engine, version: string, first: Page) {
+    this.#context = context;
+    this.#engine = engine;
+    this.browserName = engine === 'firefox' ? 'firefox' : 'chrome';
+    this.browserVersion = version;
+    this.initialWindow = this.#track(first);
+    context.on('page', (page) => void this.#track(page));
+  }
+
+  static async open(context: BrowserContext, engine: Engine, version: string): Promise<PlaywrightContext> {
+    const first = await context.newPage();
+    return new PlaywrightContext(context, engine, version, first);
+  }
+
+  /** A window handle for a page, once; its dialogs followed from now on. */
+  #track(page: Page): string {
+    const known = this.#states.get(page);
+    if (known) return known.handle;
+    const handle = `pw-${(this.#nextId++).toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+    const state: PageState = { handle, dialog: null, prompt: null, blocked: new Set() };
+    this.#states.set(page, state);
+    this.#pages.set(handle, page);
+    page.on('close', () => this.#pages.delete(handle));
+    page.on('dialog', (dialog) => void this.#dialogOpened(page, state, dialog));
+    return handle;
+  }
+
+  async #dialogOpened(page: Page, state: PageState, dialog: Dialog): Promise<void> {
+    const prompt: UserPrompt = { type: dialog.type() as UserPrompt['type'], message: dialog.message(), defaultValue: dialog.defaultValue() };
+    state.dialog = dialog;
+    state.prompt = prompt;
+    // Listeners may handle it (a beforeunload prompt): only a prompt left open cuts calls short.
+    await Promise.allSettled(this.#promptListeners.map((listener) => Promise.resolve().then(() => listener(state.handle, prompt))));
+    if (state.dialog !== dialog) return;
+    for (const cut of state.blocked) cut(new UserPromptOpenedError(`a ${prompt.type} user prompt opened: ${prompt.message}`));
+  }
+
+  /** Run a call into the page unless a prompt blocks it, or until one opens and stays open. */
+  async #unblocked<T>(page: Page, work: () => Promise<T>): Promise<T> {
+    const state = this.#states.get(page)!;
+    if (state.dialog) throw new UserPromptOpenedError(`a ${state.prompt!.type} user prompt is open`);
+    let cut!: (e: Error) => void;
+    const blocked = new Promise<never>((_, reject) => (cut = reject));
+    state.blocked.add(cut);
+    try {
+      return await Promise.race([work(), blocked]);
+    } finally {
+      state.blocked.delete(cut);
+    }
+  }
+
+  #page(handle: string): Page {
+    const page = this.#pages.get(handle);
+    if (!page || page.isClosed()) throw new NoSuchWindowError(`no window with handle ${handle}`);
+    return page;
+  }
+
+  #frameId(frame: Frame): string {
+    let id = this.#frameIds.get(frame);
+    if (!id) {
+      id = `frame-${(this.#nextId++).toString(36)}`;
+      this.#frameIds.set(frame, id);
+      this.#frames.set(id, frame);
+    }
+    return id;
+  }
+
+  #frame(context: BrowsingContext): { page: Page; frame: Frame } {
+    const page = this.#page(context.window);
+    const id = context.frames.at(-1);
+    if (id === undefined) return { page, frame: page.mainFrame() };
+    const frame = this.#frames.get(id);
+    if (!frame || frame.isDetached() || frame.page() !== page) throw new NoSuchWindowError('the browsing context (a frame) is no longer open');
+    return { page, frame };
+  }
+
+  async #cdp(page: Page, what: string): Promise<CDPSession> {
+    if (this.#engine !== 'chromium') throw new UnsupportedPrimitiveError(`${what} is not available in Firefox through Playwright`);
+    return this.#context.newCDPSession(page);
+  }
+
+  onDisconnected(listener: () => void): void {
+    const browser = this.#context.browser();
+    browser?.on('disconnected', () => {
+      if (!this.#closed) listener();
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#context.close().catch(() => {});
+  }
+
+  // ── Windows ──────────────────────────────────────────────────────────────────────────────
+
+  async windowHandles(): Promise<string[]> {
+    for (const page of this.#context.pages()) this.#track(page);
+    return [...this.#pages.entries()].filter(([, page]) => !page.isClosed()).map(([handle]) => handle);
+  }
+
+  async newWindow(_type: WindowType): Promise<string> {
+    return this.#track(await this.#context.newPage());
+  }
+
+  async closeWindow(handle: string): Promise<void> {
+    await this.#page(handle).close();
+    this.#pages.delete(handle);
+  }
+
+  async activateWindow(handle: string): Promise<void> {
+    await this.#page(handle).bringToFront();
+  }
+
+  async getWindowRect(handle: string): Promise<Rect> {
+    const page = this.#page(handle);
+    if (this.#engine === 'chromium') {
+      const cdp = await this.#cdp(page, 'window bounds');
+      const { windowId } = await cdp.send('Browser.getWindowForTarget');
+      const { bounds } = await cdp.send('Browser.getWindowBounds', { windowId });
+      void cdp.detach().catch(() => {});
+      return { x: bounds.left ?? 0, y: bounds.top ?? 0, width: bounds.width ?? 0, height: bounds.height ?? 0 };
+    }
+    const [x, y, width, height] = (await this.#unblocked(page, () => page.evaluate('[screenX, screenY, outerWidth, outerHeight]'))) as number[];
+    return { x: x!, y: y!, width: width!, height: height! };
+  }
+
+  async setWindowRect(handle: string, rect: Partial<Rect>): Promise<void> {
+    const cdp = await this.#cdp(this.#page(handle), 'setting the window rect');
+    const { windowId } = await cdp.send('Browser.getWindowForTarget');
+    await cdp.send('Browser.setWindowBounds', { windowId, bounds: { windowState: 'normal' } });
+    await cdp.send('Browser.setWindowBounds', { windowId, bounds: { left: rect.x, top: rect.y, width: rect.width, height: rect.height } });
+    void cdp.detach().catch(() => {});
+  }
+
+  async getWindowState(handle: string): Promise<WindowState> {
+    const page = this.#page(handle);
+    if (this.#engine !== 'chromium') return 'normal';
+    const cdp = await this.#cdp(page, 'window state');
+    const { windowId } = await cdp.send('Browser.getWindowForTarget');
+    const { bounds } = await cdp.send('Browser.getWindowBounds', { windowId });
+    void cdp.detach().catch(() => {});
+    return (bounds.windowState ?? 'normal') as WindowState;
+  }
+
+  async setWindowState(handle: string, state: WindowState): Promise<void> {
+    const cdp = await this.#cdp(this.#page(handle), 'setting the window state');
+    const { windowId } = await cdp.send('Browser.getWindowForTarget');
+    await cdp.send('Browser.setWindowBounds', { windowId, bounds: { windowState: state } });
+    void cdp.detach().catch(() => {});
+  }
+
+  // ── Navigation ───────────────────────────────────────────────────────────────────────────
+
+  async #navigation(page: Page, run: () => Promise<unknown>): Promise<void> {
+    try {
+      await this.#unblocked(page, run);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      if (/Timeout \d+ms exceeded/.test(message)) throw new NavigationTimeoutError(message);
+      // A navigation the page refused (beforeunload dismissed), or replaced by another: the document stays.
+      if (/NS_BINDING_ABORTED|net::ERR_ABORTED|navigation.*(interrupted|aborted)/i.test(message)) return;
+      throw e;
+    }
+  }
+
+  async navigate(handle: string, url: string, strategy: PageLoadStrategy, timeoutMs: number): Promise<void> {
+    const page = this.#page(handle);
+    await this.#navigation(page, () => page.goto(url, { waitUntil: WAIT_UNTIL[strategy], timeout: playwrightTimeout(timeoutMs) }));
+  }
+
+  async traverseHistory(handle: string, delta: -1 | 1, strategy: PageLoadStrategy, timeoutMs: number): Promise<void> {
+    const page = this.#page(handle);
+    const options = { waitUntil: WAIT_UNTIL[strategy], timeout: playwrightTimeout(timeoutMs) };
+    await this.#navigation(page, () => (delta < 0 ? page.goBack(options) : page.goForward(options)));
+  }
+
+  async reload(handle: string, strategy: PageLoadStrategy, timeoutMs: number): Promise<void> {
+    const page = this.#page(handle);
+    await this.#navigation(page, () => page.reload({ waitUntil: WAIT_UNTIL[strategy], timeout: playwrightTimeout(timeoutMs) }));
+  }
+
+  async waitForPendingNavigation(handle: string, strategy: PageLoadStrategy, timeoutMs: number): Promise<void> {
+    // Playwright tells whether the current document has reached a state, not whether another is
+    // on its way: a navigation that has not committed yet is not waited for (documented gap).
+    if (strategy === 'none') return;
+    const page = this.#page(handle);
+    await this.#navigation(page, () => page.waitForLoadState(WAIT_UNTIL[strategy] as 'load' | 'domcontentloaded', { timeout: playwrightTimeout(timeoutMs) }));
+  }
+
+  async currentUrl(handle: string): Promise<string> {
+    return this.#page(handle).url();
+  }
+
+  // ── Script ───────────────────────────────────────────────────────────────────────────────
+
+  /** The library compiled once per document of the frame (a new document: compiled again). */
+  #library(frame: Frame, library: string): Promise<JSHandle> {
+    let installed = this.#libraries.get(frame);
+    if (!installed) {
+      installed = new Map();
+      this.#libraries.set(frame, installed);
+      const forget = installed;
+      frame.page().on('framenavigated', (navigated) => navigated === frame && forget.clear());
+    }
+    let handle = installed.get(library);
+    if (!handle) {
+      handle = frame.evaluateHandle(`(${library})`);
+      const current = installed;
+      handle.catch(() => current.delete(library));
+      installed.set(library, handle);
+    }
+    return handle;
+  }
+
+  async callFunction(context: BrowsingContext, functionDeclaration: string, args: unknown[], options: CallOptions = {}): Promise<unknown> {
+    const { page, frame } = this.#frame(context);
+    const call = `(library, args) => (${functionDeclaration}).apply(library, args)`;
+    try {
+      return await this.#unblocked(page, async () => {
+        if (!options.library) return frame.evaluate(asFunction(`(args) => (${functionDeclaration}).apply(window, args)`), args);
+        for (let attempt = 0; ; attempt++) {
+          const library = await this.#library(frame, options.library);
+          try {
+            return await library.evaluate(asFunction(call), args);
+          } catch (e) {
+            // The document the library lived in is gone: compile it in the new one, once.
+            if (attempt === 0 && /disposed|Cannot find context|Execution context was destroyed|object.*(not found|stale)/i.test(String(e))) {
+              this.#libraries.get(frame)?.delete(options.library);
+              continue;
+            }
+            throw e;
+          }
+        }
+      });
+    } catch (e) {
+      throw this.#classify(e, page, frame);
+    }
+  }
+
+  /** A page exception is a ScriptError; a window or frame gone is NoSuchWindowError. */
+  #classify(e: unknown, page: Page, frame?: Frame): Error {
+    if (e instanceof UserPromptOpenedError || e instanceof NoSuchWindowError || e instanceof UnsupportedPrimitiveError) return e;
+    if (page.isClosed()) return new NoSuchWindowError('the window was closed');
+    if (frame?.isDetached()) return new NoSuchWindowError('the browsing context (a frame) is no longer open');
+    const message = (e instanceof Error ? e.message : String(e)).replace(/^\w+\.\w+: /, '');
+    if (/Target (page, context or browser )?(has been )?closed|Browser has been closed/i.test(message)) return new NoSuchWindowError(message);
+    if (/Execution context was destroyed|Cannot find context|disposed/i.test(message)) return new Error(message);
+    return new ScriptError(message.split('\n')[0]!);
+  }
+
+  async #element<T>(context: BrowsingContext, functionDeclaration: string, args: unknown[], use: (element: JSHandle, page: Page, frame: Frame) => Promise<T>): Promise<T> {
+    const { page, frame } = this.#frame(context);
+    try {
+      return await this.#unblocked(page, async () => {
+        const handle = await frame.evaluateHandle(asFunction(`(args) => (${functionDeclaration}).apply(window, args)`), args);
+        try {
+          return await use(handle, page, frame);
+        } finally {
+          void handle.dispose().catch(() => {});
+        }
+      });
+    } catch (e) {
+      throw this.#classify(e, page, frame);
+    }
+  }
+
+  async setFileInputFiles(context: BrowsingContext, functionDeclaration: string, args: unknown[], files: string[]): Promise<void> {
+    await this.#element(context, functionDeclaration, args, async (handle) => {
+      const element = handle.asElement();
+      if (!element) throw new Error('not an element');
+      await element.setInputFiles(files);
+    });
+  }
+
+  async frameOpen(handle: string, frameId: string): Promise<boolean> {
+    const page = this.#page(handle);
+    const frame = this.#frames.get(frameId);
+    if (!frame || frame.page() !== page || frame.isDetached()) return false;
+    // Asked of the page now (the detach event may come after the command that removed it).
+    const parent = frame.parentFrame();
+    if (!parent || parent.isDetached()) return false;
+    try {
+      const element = await this.#unblocked(page, () => frame.frameElement());
+      const attached = await element.evaluate(asFunction('(e) => e.isConnected'));
+      void element.dispose().catch(() => {});
+      return attached === true && !frame.isDetached();
+    } catch (e) {
+      if (e instanceof UserPromptOpenedError) return !frame.isDetached();
+      return false;
+    }
+  }
+
+  async contentFrameId(context: BrowsingContext, functionDeclaration: string, args: unknown[]): Promise<string | null> {
+    return this.#element(context, functionDeclaration, args, async (handle) => {
+      const frame = await handle.asElement()?.contentFrame();
+      return frame ? this.#frameId(frame) : null;
+    });
+  }
+
+  // ── Input ────────────────────────────────────────────────────────────────────────────────
+
+  async keyDown(handle: string, key: string): Promise<void> {
+    const page = this.#page(handle);
+    await this.#unblocked(page, () => page.keyboard.down(playwrightKey(key)));
+  }
+
+  async keyUp(handle: string, key: string): Promise<void> {
+    const page = this.#page(handle);
+    await this.#unblocked(page, () => page.keyboard.up(playwrightKey(key)));
+  }
+
+  async mouseEvent(handle: string, event: MouseEventParams): Promise<void> {
+    const page = this.#page(handle);
+    const button = event.button && event.button in BUTTONS ? BUTTONS[event.button as keyof typeof BUTTONS] : undefined;
+    if (event.button && !button) throw new UnsupportedPrimitiveError(`the ${event.button} mouse button cannot be pressed through Playwright`);
+    await this.#unblocked(page, async () => {
+      await page.mouse.move(event.x, event.y);
+      if (event.type === 'down') await page.mouse.down({ button: button ?? 'left', clickCount: event.clickCount ?? 1 });
+      if (event.type === 'up') await page.mouse.up({ button: button ?? 'left', clickCount: event.clickCount ?? 1 });
+    });
+  }
+
+  async dispatchKeyInput(handle: string, event: KeyInputEvent): Promise<void> {
+    if (event.type === 'keyDown') await this.keyDown(handle, event.key);
+    else await this.keyUp(handle, event.key);
+  }
+
+  async dispatchPointerInput(handle: string, event: PointerInputEvent): Promise<void> {
+    if (event.pointerType !== 'mouse') throw new UnsupportedPrimitiveError('pen input cannot be dispatched through Playwright');
+    const button = event.button === undefined ? undefined : POINTER_BUTTONS[event.button];
+    if (event.button !== undefined && !button) throw new UnsupportedPrimitiveError(`mouse button ${event.button} cannot be pressed through Playwright`);
+    const type = event.type === 'pointerMove' ? 'move' : event.type === 'pointerDown' ? 'down' : 'up';
+    await this.mouseEvent(handle, { type, x: event.x, y: event.y, button, clickCount: event.clickCount });
+  }
+
+  async dispatchTouchInput(handle: string, _event: TouchInputEvent): Promise<void> {
+    this.#page(handle);
+    throw new UnsupportedPrimitiveError('touch input cannot be dispatched through Playwright (only taps)');
+  }
+
+  async dispatchWheelInput(handle: string, event: WheelInputEvent): Promise<void> {
+    const page = this.#page(handle);
+    await this.#unblocked(page, async () => {
+      await page.mouse.move(event.x, event.y);
+      await page.mouse.wheel(event.deltaX, event.deltaY);
+    });
+  }
+
+  // ── Capture, print, accessibility ────────────────────────────────────────────────────────
+
+  async screenshot(handle: string, clip?: Rect): Promise<string> {
+    const page = this.#page(handle);
+    const png = await this.#unblocked(page, () => page.screenshot({ type: 'png', ...(clip && { clip }), animations: 'allow', caret: 'initial', scale: 'css' }));
+    return png.toString('base64');
+  }
+
+  async printToPdf(handle: string, options: PrintOptions): Promise<string> {
+    const page = this.#page(handle);
+    const pdf = await this.#unblocked(page, () =>
+      page.pdf({
+        landscape: options.landscape,
+        printBackground: options.background,
+        scale: options.scale,
+        width: `${options.width}cm`,
+        height: `${options.height}cm`,
+        margin: { top: `${options.margin.top}cm`, bottom: `${options.margin.bottom}cm`, left: `${options.margin.left}cm`, right: `${options.margin.right}cm` },
+        pageRanges: options.pageRanges.map(({ first, last }) => (last === undefined ? `${first}-` : `${first}-${last}`)).join(','),
+        preferCSSPageSize: !options.shrinkToFit,
+      }),
+    );
+    return pdf.toString('base64');
+  }
+
+  async accessibleNode(context: BrowsingContext): Promise<AccessibleNode> {
+    this.#frame(context);
+    // Playwright's public API no longer has the accessibility tree of one element (only ARIA
+    // snapshots of a subtree, which are not the computed role and name the spec asks for).
+    throw new UnsupportedPrimitiveError('computed role and label are not available through Playwright');
+  }
+
+  // ── Cookies ──────────────────────────────────────────────────────────────────────────────
+
+  async getCookies(handle: string): Promise<CookieData[]> {
+    const page = this.#page(handle);
+    const cookies = await this.#context.cookies(page.url());
+    return cookies.map(cookieData);
+  }
+
+  async setCookie(handle: string, cookie: Parameters<DrivenBrowser['setCookie']>[1]): Promise<boolean> {
+    const page = this.#page(handle);
+    const url = new URL(page.url());
+    try {
+      await this.#context.addCookies([
+        {
+          name: cookie.name,
+          value: cookie.value,
+          ...(cookie.domain ? { domain: cookie.domain, path: cookie.path || '/' } : { url: `${url.protocol}//${url.host}${cookie.path || '/'}` }),
+          secure: cookie.secure,
+          httpOnly: cookie.httpOnly,
+          ...(cookie.expiry !== undefined && { expires: cookie.expiry }),
+          ...(cookie.sameSite && { sameSite: cookie.sameSite }),
+        },
+      ]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async deleteCookies(handle: string, name?: string): Promise<void> {
+    const page = this.#page(handle);
+    const url = page.url();
+    // Only the cookies the current document sees (its URL decides), as the spec asks.
+    for (const cookie of await this.#context.cookies(url)) {
+      if (name === undefined || cookie.name === name) await this.#context.clearCookies({ name: cookie.name, domain: cookie.domain, path: cookie.path });
+    }
+  }
+
+  // ── User prompts ─────────────────────────────────────────────────────────────────────────
+
+  async userPrompt(handle: string): Promise<UserPrompt | null> {
+    return this.#states.get(this.#page(handle))?.prompt ?? null;
+  }
+
+  async handleUserPrompt(handle: string, accept: boolean, promptText?: string): Promise<boolean> {
+    const state = this.#states.get(this.#page(handle))!;
+    const dialog = state.dialog;
+    if (!dialog) return false;
+    state.dialog = null;
+    state.prompt = null;
+    if (accept) await dialog.accept(promptText ?? dialog.defaultValue()).catch(() => {});
+    else await dialog.dismiss().catch(() => {});
+    return true;
+  }
+
+  onUserPromptOpened(listener: (handle: string, prompt: UserPrompt) => Promise<void> | void): void {
+    this.#promptListeners.push(listener);
+  }
+}
+
+/**
+ * A function Playwright sends as the source we give: its evaluate takes a string as an expression
+ * (never called with the argument), a function by its source text.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function asFunction(source: string): (...args: any[]) => any {
+  const fn = () => undefined;
+  fn.toString = () => source;
+  return fn;
+}
+
+/** A W3C page load timeout as Playwright's: there 0 means "no timeout". */
+function playwrightTimeout(ms: number): number {
+  return ms === 0 ? 1 : ms > 2 ** 31 - 1 ? 0 : ms;
+}
+
+/** W3C key values Playwright names otherwise. */
+const KEY_NAMES: Record<string, string> = { ' ': 'Space', Meta: 'Meta', OS: 'Meta' };
+
+function playwrightKey(key: string): string {
+  return KEY_NAMES[key] ?? key;
+}

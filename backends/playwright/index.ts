@@ -1,0 +1,177 @@
+// The Playwright backend: playwright-core (pinned: 1.65 cannot open a context in firefox-esr 153)
+// drives Debian's Chromium, and Debian's firefox-esr over Playwright's WebDriver BiDi channel. No
+// browser is downloaded. Sessions reach it by route: `wdgate:options.backend: "playwright"`, or
+// browserName "firefox" (the default route).
+import { chromium, firefox, type Browser } from 'playwright-core';
+import { InvalidCapabilityError, LaunchError, type Backend, type BackendEnvironment, type BrowserProcess, type DrivenBrowser, type LaunchSpec, type MatchResult } from '../backend.ts';
+import { refusedArg } from '../chromium-args.ts';
+import { probeVersion, stringArray, vendorObject } from '../shared.ts';
+import { killDriversNow, OWNER_VARIABLE, sweepDrivers } from '../remote/processes.ts';
+import { PlaywrightContext, type Engine } from './context.ts';
+
+export interface PlaywrightOptions {
+  /** Chromium as the native backend has it: default binary, allowed binaries and switches. */
+  chromium: { binary: string; allowedBinaries: string[]; allowedArgs: string[] };
+  /** Firefox: the binary (firefox-esr) and the others capabilities may name. */
+  firefox: { binary: string; allowedBinaries: string[] };
+}
+
+interface PlaywrightLaunchSpec extends LaunchSpec {
+  engine: Engine;
+  binary: string;
+  args: string[];
+  prefs: Record<string, string | number | boolean>;
+  headless: boolean;
+}
+
+/** Firefox switches that hand over the browser or its profile: never from capabilities. */
+const FIREFOX_RESERVED = /^--?(profile|P|remote-debugging-port|remote-allow-hosts|remote-allow-origins|marionette|start-debugger-server|new-instance|no-remote|setDefaultBrowser)(=|$)/i;
+
+/** moz:firefoxOptions.prefs: names to strings, numbers or booleans. */
+function firefoxPrefs(value: unknown): Record<string, string | number | boolean> {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidCapabilityError('moz:firefoxOptions.prefs must be an object');
+  for (const [name, pref] of Object.entries(value)) {
+    if (!['string', 'number', 'boolean'].includes(typeof pref)) throw new InvalidCapabilityError(`moz:firefoxOptions.prefs.${name} must be a string, a number or a boolean`);
+  }
+  return value as Record<string, string | number | boolean>;
+}
+
+export async function createPlaywrightBackend(options: PlaywrightOptions): Promise<Backend> {
+  const versions = new Map<string, string>();
+  const binaries = [options.chromium.binary, ...options.chromium.allowedBinaries, options.firefox.binary, ...options.firefox.allowedBinaries];
+  for (const binary of new Set(binaries)) {
+    const version = await probeVersion(binary);
+    if (version) versions.set(binary, version);
+  }
+
+  return {
+    kind: 'driven',
+    name: 'playwright',
+
+    match(caps, env, route): MatchResult<LaunchSpec> {
+      if (route?.backend !== 'playwright') return { ok: false, reason: 'it serves only sessions routed to it (wdgate:options.backend "playwright", or browserName "firefox")' };
+      const engine: Engine | undefined = caps.browserName === 'firefox' ? 'firefox' : [undefined, 'chrome', 'chromium'].includes(caps.browserName as string) ? 'chromium' : undefined;
+      if (!engine) return { ok: false, reason: `browserName ${JSON.stringify(caps.browserName)} is not served (chrome, chromium, firefox)` };
+      const wdgate = vendorObject(caps, 'wdgate:options');
+      const vendorKey = engine === 'firefox' ? 'moz:firefoxOptions' : 'goog:chromeOptions';
+      const vendor = vendorObject(caps, vendorKey);
+      const allowed = engine === 'firefox' ? options.firefox : options.chromium;
+      const binary = vendor.binary ?? wdgate.binary ?? allowed.binary;
+      if (typeof binary !== 'string') throw new InvalidCapabilityError('the browser binary must be a string');
+      if (binary !== allowed.binary && !allowed.allowedBinaries.includes(binary)) {
+        throw new InvalidCapabilityError(`browser binary ${JSON.stringify(binary)} is not allowed (allowed: ${[allowed.binary, ...allowed.allowedBinaries].join(', ')})`);
+      }
+      const version = versions.get(binary);
+      if (!version) return { ok: false, reason: `browser binary ${binary} is not installed` };
+      const userArgs = [...stringArray(vendor.args, `${vendorKey}.args`), ...stringArray(wdgate.args, 'wdgate:options.args')];
+      for (const arg of userArgs) {
+        const refused = engine === 'firefox' ? (FIREFOX_RESERVED.test(arg) ? `browser argument ${arg} is reserved: wdgate owns the profile and the remote protocol` : null) : refusedArg(arg, options.chromium.allowedArgs);
+        if (refused) throw new InvalidCapabilityError(refused);
+      }
+      const prefs = engine === 'firefox' ? firefoxPrefs(vendor.prefs) : {};
+      const headlessArg = /^--?headless(=|$)/;
+      const headless = env.headless || userArgs.some((a) => headlessArg.test(a));
+      if (!headless && !env.hasDisplay) return { ok: false, reason: 'no display is available for a headful browser: start wdgate with --headless' };
+      const args = [...new Set(userArgs.filter((a) => !headlessArg.test(a)))].sort();
+      const acceptInsecureCerts = caps.acceptInsecureCerts === true;
+      const spec: PlaywrightLaunchSpec = {
+        backend: 'playwright',
+        key: JSON.stringify({ backend: 'playwright', engine, binary, args, prefs, headless, acceptInsecureCerts }),
+        browserName: engine === 'firefox' ? 'firefox' : 'chrome',
+        endpoint: {
+          browserNames: engine === 'firefox' ? ['firefox'] : ['chrome', 'chromium'],
+          browserVersion: version,
+          platformName: 'linux',
+          acceptInsecureCerts: true,
+          // Window bounds exist only through Chromium's CDP session.
+          setWindowRect: engine === 'chromium',
+        },
+        engine,
+        binary,
+        args,
+        prefs,
+        headless,
+        acceptInsecureCerts,
+        vendorCapabilities: {
+          [vendorKey]: { binary, args: userArgs, ...(engine === 'firefox' && { prefs }) },
+          'wdgate:options': { backend: 'playwright', engine, binary, args: userArgs, headless },
+        },
+      };
+      return { ok: true, value: spec };
+    },
+
+    async launch(launchSpec: LaunchSpec, env: BackendEnvironment): Promise<BrowserProcess> {
+      const spec = launchSpec as PlaywrightLaunchSpec;
+      const common = {
+        executablePath: spec.binary,
+        headless: spec.headless,
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+        timeout: 30_000,
+        // The remote backend's sweep finds what a dead gateway left by this mark.
+        env: { ...process.env, [OWNER_VARIABLE]: String(process.pid), ...(env.defaultTimeZone && { TZ: env.defaultTimeZone }) },
+      };
+      let browser: Browser;
+      try {
+        browser =
+          spec.engine === 'firefox'
+            ? await firefox.launch({ ...common, channel: 'moz-firefox', args: spec.args, firefoxUserPrefs: spec.prefs })
+            : await chromium.launch({
+                ...common,
+                args: [...(process.getuid?.() === 0 ? ['--no-sandbox'] : []), '--disable-dev-shm-usage', '--disable-gpu', '--window-size=1280,800', ...spec.args],
+              });
+      } catch (e) {
+        throw new LaunchError(`could not start ${spec.binary} through Playwright: ${(e as Error).message.split('\n')[0]}`);
+      }
+      return new PlaywrightProcess(browser, spec);
+    },
+
+    async sweep() {
+      await sweepDrivers();
+    },
+
+    killAllNow: killDriversNow,
+  };
+}
+
+class PlaywrightProcess implements BrowserProcess {
+  readonly browserName: string;
+  readonly browserVersion: string;
+  readonly #browser: Browser;
+  readonly #spec: PlaywrightLaunchSpec;
+  #closing: Promise<void> | undefined;
+
+  constructor(browser: Browser, spec: PlaywrightLaunchSpec) {
+    this.#browser = browser;
+    this.#spec = spec;
+    this.browserName = spec.browserName;
+    this.browserVersion = browser.version();
+  }
+
+  get connected(): boolean {
+    return this.#closing === undefined && this.#browser.isConnected();
+  }
+
+  async newContext(): Promise<DrivenBrowser> {
+    try {
+      const context = await this.#browser.newContext({ viewport: null, ignoreHTTPSErrors: this.#spec.acceptInsecureCerts });
+      return await PlaywrightContext.open(context, this.#spec.engine, this.browserVersion);
+    } catch (e) {
+      throw new LaunchError(`could not open a browser context: ${(e as Error).message.split('\n')[0]}`);
+    }
+  }
+
+  onExit(listener: () => void): void {
+    this.#browser.on('disconnected', () => {
+      if (this.#closing === undefined) listener();
+    });
+  }
+
+  close(): Promise<void> {
+    // Playwright ends the browser process and waits for it.
+    this.#closing ??= Promise.race([this.#browser.close().catch(() => {}), new Promise<void>((r) => setTimeout(r, 10_000).unref())]);
+    return this.#closing;
+  }
+}
