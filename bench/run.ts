@@ -30,6 +30,8 @@ const CHROMEDRIVER_CAPS = {
 };
 /** wdgate: what a plain client asks for, so sessions come from the warm pool. */
 const WDGATE_CAPS = { browserName: 'chrome' };
+/** wdgate's Playwright backend on the same Chromium. */
+const PLAYWRIGHT_CAPS = { browserName: 'chrome', 'wdgate:options': { backend: 'playwright' } };
 /** wdgate's remote backend: the same chromedriver and Chromium, every command forwarded. */
 const PASS_THROUGH_CAPS = { ...CHROMEDRIVER_CAPS, 'wdgate:options': { backend: 'remote' } };
 
@@ -63,10 +65,12 @@ async function startChromedriver(): Promise<Server> {
   return { client: new Client(url), pid: child.pid!, ready: async () => {}, stop: async () => (child.kill('SIGTERM'), exited) };
 }
 
-const asServer = (gw: TestGateway): Server => ({
+/** `warm`: its default key keeps a context prepared, and New Session is timed once one is. */
+const asServer = (gw: TestGateway, warm = true): Server => ({
   client: gw.client,
   pid: gw.process.pid!,
   ready: async () => {
+    if (!warm) return;
     for (let i = 0; i < 200 && !((await gw.client.ok('GET', '/status')).pool[0]?.free >= 1); i++) await new Promise((r) => setTimeout(r, 20));
   },
   stop: () => gw.stop(),
@@ -201,18 +205,22 @@ const pageUrl = pages.page(
   `<input id="name" value="x"><button id="go" onclick="this.textContent = Date.now()">go</button><ul>${'<li>item</li>'.repeat(20)}</ul>`,
   'bench',
 );
-// A gateway with nothing warm and a browser per session measures wdgate's cold New Session; one
-// with nothing warm either measures the pass-through to chromedriver (its memory is its own).
-const [gateway, coldGateway, relay] = await Promise.all([
-  startGateway([], { config: { maxSessions: CONCURRENT, logLevel: 'warn' } }).then(asServer),
-  startGateway([], { config: { logLevel: 'warn', pool: { minWarm: 0, sessionsPerBrowser: 1 } } }).then(asServer),
-  startGateway([], { config: { maxSessions: CONCURRENT, logLevel: 'warn', pool: { minWarm: 0, maxBrowsers: 4, sessionsPerBrowser: 8, idleTimeout: 60000 } } }).then(asServer),
+// A gateway with nothing warm and a browser per session measures wdgate's cold New Session; two
+// with nothing warm measure the pass-through to chromedriver and the Playwright backend, each
+// with memory of its own (Playwright's New Session: a context made in a running browser).
+const unwarmed = { maxSessions: CONCURRENT, logLevel: 'warn', pool: { minWarm: 0, maxBrowsers: 4, sessionsPerBrowser: 8, idleTimeout: 60000 } };
+const [gateway, coldGateway, relay, playwrightGateway] = await Promise.all([
+  startGateway([], { config: { maxSessions: CONCURRENT, logLevel: 'warn' } }).then((gw) => asServer(gw)),
+  startGateway([], { config: { logLevel: 'warn', pool: { minWarm: 0, sessionsPerBrowser: 1 } } }).then((gw) => asServer(gw)),
+  startGateway([], { config: unwarmed }).then((gw) => asServer(gw, false)),
+  startGateway([], { config: unwarmed }).then((gw) => asServer(gw, false)),
 ]);
 const chromedriver = await startChromedriver();
 try {
   const ours = await measure(gateway, WDGATE_CAPS, pageUrl, coldGateway);
   const theirs = await measure(chromedriver, CHROMEDRIVER_CAPS, pageUrl);
   const forwarded = await measure(relay, PASS_THROUGH_CAPS, pageUrl);
+  const playwright = await measure(playwrightGateway, PLAYWRIGHT_CAPS, pageUrl);
   const browser = execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim();
   const lines = [
     `wdgate vs chromedriver, one run: medians in ms over ${ITERATIONS} iterations (ratio < 1: wdgate faster).`,
@@ -221,26 +229,28 @@ try {
       `${readFileSync('/proc/version', 'utf8').split(' ').slice(0, 3).join(' ')}; ${browser}; window ${WINDOW.width}×${WINDOW.height}, headless.`,
     '',
     'wdgate: the native backend. wdgate → chromedriver: the remote backend forwarding to a chromedriver it manages; "added" is',
-    'what the pass-through adds to chromedriver alone (target: at most 5 % or 0.3 ms, whichever is larger).',
+    'what the pass-through adds to chromedriver alone (target: at most 5 % or 0.3 ms, whichever is larger). playwright: the',
+    'Playwright backend on the same Chromium, and its ratio to native (target: within 1.5×).',
     '',
-    '| command | wdgate | chromedriver | ratio | wdgate → chromedriver | added |',
-    '|---|---:|---:|---:|---:|---:|',
+    '| command | wdgate | chromedriver | ratio | wdgate → chromedriver | added | playwright | ÷ native |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const [name, samples] of ours.samples) {
     const a = median(samples);
     const b = median(theirs.samples.get(name) ?? [NaN]);
     const f = median(forwarded.samples.get(name) ?? [NaN]);
-    lines.push(`| ${name} | ${a.toFixed(2)} | ${b.toFixed(2)} | ${(a / b).toFixed(2)} | ${f.toFixed(2)} | ${(f - b).toFixed(2)} ms (${(((f - b) / b) * 100).toFixed(1)} %) |`);
+    const p = median(playwright.samples.get(name) ?? [NaN]);
+    lines.push(`| ${name} | ${a.toFixed(2)} | ${b.toFixed(2)} | ${(a / b).toFixed(2)} | ${f.toFixed(2)} | ${(f - b).toFixed(2)} ms (${(((f - b) / b) * 100).toFixed(1)} %) | ${p.toFixed(2)} | ${(p / a).toFixed(2)} |`);
   }
-  const [o, t, r] = [ours.concurrent, theirs.concurrent, forwarded.concurrent];
+  const [o, t, r, w] = [ours.concurrent, theirs.concurrent, forwarded.concurrent, playwright.concurrent];
   lines.push(
-    `| ${CONCURRENT} sessions at once: commands per second | ${o.perSecond.toFixed(0)} | ${t.perSecond.toFixed(0)} | ${(o.perSecond / t.perSecond).toFixed(2)} (throughput) | ${r.perSecond.toFixed(0)} | |`,
-    `| ${CONCURRENT} sessions open: PSS of every process, MiB | ${o.pss.mib.toFixed(0)} (${o.pss.processes} processes) | ${t.pss.mib.toFixed(0)} (${t.pss.processes} processes) | ${(o.pss.mib / t.pss.mib).toFixed(2)} | ${r.pss.mib.toFixed(0)} (${r.pss.processes} processes) | |`,
+    `| ${CONCURRENT} sessions at once: commands per second | ${o.perSecond.toFixed(0)} | ${t.perSecond.toFixed(0)} | ${(o.perSecond / t.perSecond).toFixed(2)} (throughput) | ${r.perSecond.toFixed(0)} | | ${w.perSecond.toFixed(0)} | |`,
+    `| ${CONCURRENT} sessions open: PSS of every process, MiB | ${o.pss.mib.toFixed(0)} (${o.pss.processes} processes) | ${t.pss.mib.toFixed(0)} (${t.pss.processes} processes) | ${(o.pss.mib / t.pss.mib).toFixed(2)} | ${r.pss.mib.toFixed(0)} (${r.pss.processes} processes) | | ${w.pss.mib.toFixed(0)} (${w.pss.processes} processes) | |`,
   );
   const table = lines.join('\n');
   console.log(`\n${table}\n`);
   writeFileSync(new URL('./results.md', import.meta.url), `# Benchmark results\n\nWritten by \`npm run bench\` (${new Date().toISOString().slice(0, 10)}).\n\n${table}\n`);
 } finally {
-  await Promise.all([gateway.stop(), coldGateway.stop(), relay.stop(), chromedriver.stop()]);
+  await Promise.all([gateway.stop(), coldGateway.stop(), relay.stop(), playwrightGateway.stop(), chromedriver.stop()]);
   await pages.close();
 }
