@@ -448,38 +448,47 @@ export class PlaywrightContext implements DrivenBrowser {
 
   // ── Cookies ──────────────────────────────────────────────────────────────────────────────
 
+  /** The cookies the window's current document sees: Playwright matches domain and scheme, not path. */
+  async #visibleCookies(page: Page) {
+    const url = new URL(page.url());
+    return (await this.#context.cookies(url.href)).filter((c) => pathMatches(url.pathname, c.path));
+  }
+
   async getCookies(handle: string): Promise<CookieData[]> {
-    const page = this.#page(handle);
-    const cookies = await this.#context.cookies(page.url());
-    return cookies.map(cookieData);
+    return (await this.#visibleCookies(this.#page(handle))).map(cookieData);
   }
 
   async setCookie(handle: string, cookie: Parameters<DrivenBrowser['setCookie']>[1]): Promise<boolean> {
     const page = this.#page(handle);
     const url = new URL(page.url());
+    const path = cookie.path || '/';
     try {
       await this.#context.addCookies([
         {
           name: cookie.name,
           value: cookie.value,
-          ...(cookie.domain ? { domain: cookie.domain, path: cookie.path || '/' } : { url: `${url.protocol}//${url.host}${cookie.path || '/'}` }),
+          // Domain and path as given (a `url` would make Playwright derive the path from it).
+          domain: cookie.domain ?? url.hostname,
+          path,
           secure: cookie.secure,
           httpOnly: cookie.httpOnly,
           ...(cookie.expiry !== undefined && { expires: cookie.expiry }),
           ...(cookie.sameSite && { sameSite: cookie.sameSite }),
         },
       ]);
-      return true;
     } catch {
       return false;
     }
+    // A browser may drop a cookie without an error: it was set only if it is there now (one
+    // already expired is set by removing its namesake, and is not there by design).
+    if (cookie.expiry !== undefined && cookie.expiry * 1000 <= Date.now()) return true;
+    const host = (cookie.domain ?? url.hostname).replace(/^\./, '');
+    return (await this.#context.cookies()).some((c) => c.name === cookie.name && c.path === path && c.domain.replace(/^\./, '') === host);
   }
 
   async deleteCookies(handle: string, name?: string): Promise<void> {
-    const page = this.#page(handle);
-    const url = page.url();
-    // Only the cookies the current document sees (its URL decides), as the spec asks.
-    for (const cookie of await this.#context.cookies(url)) {
+    // Only the cookies the current document sees, as the spec asks.
+    for (const cookie of await this.#visibleCookies(this.#page(handle))) {
       if (name === undefined || cookie.name === name) await this.#context.clearCookies({ name: cookie.name, domain: cookie.domain, path: cookie.path });
     }
   }
@@ -515,6 +524,12 @@ function asFunction(source: string): (...args: any[]) => any {
   const fn = () => undefined;
   fn.toString = () => source;
   return fn;
+}
+
+/** RFC 6265 §5.1.4 path-match: the cookie's path is the request path or a directory prefix of it. */
+function pathMatches(requestPath: string, cookiePath: string): boolean {
+  if (requestPath === cookiePath) return true;
+  return requestPath.startsWith(cookiePath) && (cookiePath.endsWith('/') || requestPath[cookiePath.length] === '/');
 }
 
 /** A W3C page load timeout as Playwright's: there 0 means "no timeout". */

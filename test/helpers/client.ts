@@ -62,10 +62,21 @@ export class Client {
   }
 
   async newSession(alwaysMatch: Record<string, unknown> = {}): Promise<Session> {
-    const value = await this.ok('POST', '/session', { capabilities: { alwaysMatch, firstMatch: [{}] } });
+    // WDGATE_TEST_BACKEND runs the same tests on another backend (test/backends.ts).
+    const value = await this.ok('POST', '/session', { capabilities: { alwaysMatch: { ...BACKEND_CAPABILITIES, ...alwaysMatch }, firstMatch: [{}] } });
     return new Session(this, value.sessionId, value.capabilities);
   }
 }
+
+/** Capabilities that choose the backend under test: none (native), or by WDGATE_TEST_BACKEND. */
+const BACKEND_CAPABILITIES: Record<string, unknown> = (
+  {
+    native: {},
+    'playwright-chromium': { 'wdgate:options': { backend: 'playwright' } },
+    'playwright-firefox': { browserName: 'firefox' },
+    'remote-chromedriver': { 'wdgate:options': { backend: 'remote' } },
+  } as Record<string, Record<string, unknown>>
+)[process.env.WDGATE_TEST_BACKEND ?? 'native'] ?? {};
 
 export class Session {
   constructor(
