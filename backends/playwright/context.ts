@@ -41,6 +41,12 @@ interface PageState {
   dialog: Dialog | null;
   prompt: UserPrompt | null;
   blocked: Set<(e: Error) => void>;
+  /** Navigations in progress: a refused unload (beforeunload dismissed) ends them, the document staying. */
+  navigations: Set<() => void>;
+  /** How many unloads the page was refused (a navigation that fails after one was refused, not broken). */
+  refusals: number;
+  /** A navigation that failed: the URL it was for, and what the page said its URL was then. */
+  failed?: { url: string; shown: string };
 }
 
 export class PlaywrightContext implements DrivenBrowser {
@@ -78,7 +84,7 @@ export class PlaywrightContext implements DrivenBrowser {
     const known = this.#states.get(page);
     if (known) return known.handle;
     const handle = `pw-${(this.#nextId++).toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-    const state: PageState = { handle, dialog: null, prompt: null, blocked: new Set() };
+    const state: PageState = { handle, dialog: null, prompt: null, blocked: new Set(), navigations: new Set(), refusals: 0 };
     this.#states.set(page, state);
     this.#pages.set(handle, page);
     page.on('close', () => this.#pages.delete(handle));
@@ -160,7 +166,23 @@ export class PlaywrightContext implements DrivenBrowser {
     return [...this.#pages.entries()].filter(([, page]) => !page.isClosed()).map(([handle]) => handle);
   }
 
-  async newWindow(_type: WindowType): Promise<string> {
+  async newWindow(type: WindowType): Promise<string> {
+    if (type === 'window' && this.#engine === 'chromium') {
+      // Playwright opens tabs of one window; a window of its own (its own bounds) comes from
+      // Chromium's Target.createTarget in this context, which Playwright then reports as a page.
+      const opener = this.#context.pages()[0];
+      if (opener) {
+        const cdp = await this.#context.newCDPSession(opener);
+        try {
+          const { targetInfo } = await cdp.send('Target.getTargetInfo');
+          const opened = this.#context.waitForEvent('page', { timeout: 10_000 });
+          await cdp.send('Target.createTarget', { url: 'about:blank', newWindow: true, background: true, browserContextId: targetInfo.browserContextId });
+          return this.#track(await opened);
+        } finally {
+          void cdp.detach().catch(() => {});
+        }
+      }
+    }
     return this.#track(await this.#context.newPage());
   }
 
@@ -213,21 +235,39 @@ export class PlaywrightContext implements DrivenBrowser {
 
   // ── Navigation ───────────────────────────────────────────────────────────────────────────
 
-  async #navigation(page: Page, run: () => Promise<unknown>): Promise<void> {
+  async #navigation(page: Page, run: () => Promise<unknown>, url?: string): Promise<void> {
+    const state = this.#states.get(page)!;
+    let refused!: () => void;
+    const cancelled = new Promise<void>((resolve) => (refused = resolve));
+    state.navigations.add(refused);
+    const refusals = state.refusals;
     try {
-      await this.#unblocked(page, run);
+      await this.#unblocked(page, () => Promise.race([run(), cancelled]));
+      if (url !== undefined) state.failed = undefined;
     } catch (e) {
+      if (e instanceof UserPromptOpenedError || e instanceof NoSuchWindowError) throw e;
       const message = e instanceof Error ? e.message : String(e);
+      if (state.refusals !== refusals) return;
       if (/Timeout \d+ms exceeded/.test(message)) throw new NavigationTimeoutError(message);
-      // A navigation the page refused (beforeunload dismissed), or replaced by another: the document stays.
-      if (/NS_BINDING_ABORTED|net::ERR_ABORTED|navigation.*(interrupted|aborted)/i.test(message)) return;
-      throw e;
+      // A navigation replaced by another, or refused by the page (Firefox says so): the document stays.
+      if (/NS_BINDING_ABORTED|net::ERR_ABORTED|navigation.*(interrupted|aborted)|Beforeunload prompt was rejected/i.test(message)) return;
+      if (url !== undefined && /net::ERR_|NS_ERROR_/.test(message)) state.failed = { url, shown: page.url() };
+      throw new Error(playwrightMessage(message));
+    } finally {
+      state.navigations.delete(refused);
     }
   }
 
   async navigate(handle: string, url: string, strategy: PageLoadStrategy, timeoutMs: number): Promise<void> {
     const page = this.#page(handle);
-    await this.#navigation(page, () => page.goto(url, { waitUntil: WAIT_UNTIL[strategy], timeout: playwrightTimeout(timeoutMs) }));
+    const timeout = playwrightTimeout(timeoutMs);
+    if (strategy !== 'none') return this.#navigation(page, () => page.goto(url, { waitUntil: WAIT_UNTIL[strategy], timeout }), url);
+    // Spec "none": answer once the navigation has begun, not when it commits (the response may be held).
+    const going = page.goto(url, { waitUntil: 'commit', timeout });
+    going.catch(() => {});
+    const requested = page.waitForRequest((r) => r.isNavigationRequest() && r.frame() === page.mainFrame(), { timeout: Math.min(timeout || 10_000, 10_000) });
+    requested.catch(() => {});
+    await this.#navigation(page, () => Promise.race([going, requested]), url);
   }
 
   async traverseHistory(handle: string, delta: -1 | 1, strategy: PageLoadStrategy, timeoutMs: number): Promise<void> {
@@ -250,7 +290,11 @@ export class PlaywrightContext implements DrivenBrowser {
   }
 
   async currentUrl(handle: string): Promise<string> {
-    return this.#page(handle).url();
+    const page = this.#page(handle);
+    // After a failed navigation the document is the browser's error page; its URL is the one asked
+    // for (as chromedriver answers), until the page goes elsewhere.
+    const failed = this.#states.get(page)?.failed;
+    return failed && (failed.shown === page.url() || /^(chrome-error:|about:neterror)/.test(page.url())) ? failed.url : page.url();
   }
 
   // ── Script ───────────────────────────────────────────────────────────────────────────────
@@ -304,7 +348,7 @@ export class PlaywrightContext implements DrivenBrowser {
     if (e instanceof UserPromptOpenedError || e instanceof NoSuchWindowError || e instanceof UnsupportedPrimitiveError) return e;
     if (page.isClosed()) return new NoSuchWindowError('the window was closed');
     if (frame?.isDetached()) return new NoSuchWindowError('the browsing context (a frame) is no longer open');
-    const message = (e instanceof Error ? e.message : String(e)).replace(/^\w+\.\w+: /, '');
+    const message = playwrightMessage(e instanceof Error ? e.message : String(e));
     if (/Target (page, context or browser )?(has been )?closed|Browser has been closed/i.test(message)) return new NoSuchWindowError(message);
     if (/Execution context was destroyed|Cannot find context|disposed/i.test(message)) return new Error(message);
     return new ScriptError(message.split('\n')[0]!);
@@ -362,13 +406,43 @@ export class PlaywrightContext implements DrivenBrowser {
   // ── Input ────────────────────────────────────────────────────────────────────────────────
 
   async keyDown(handle: string, key: string): Promise<void> {
-    const page = this.#page(handle);
-    await this.#unblocked(page, () => page.keyboard.down(playwrightKey(key)));
+    await this.#key(this.#page(handle), 'keyDown', key);
   }
 
   async keyUp(handle: string, key: string): Promise<void> {
-    const page = this.#page(handle);
-    await this.#unblocked(page, () => page.keyboard.up(playwrightKey(key)));
+    await this.#key(this.#page(handle), 'keyUp', key);
+  }
+
+  /** Playwright knows the keys of the US layout; for others, see below. */
+  async #key(page: Page, type: 'keyDown' | 'keyUp', key: string): Promise<void> {
+    await this.#unblocked(page, async () => {
+      try {
+        await (type === 'keyDown' ? page.keyboard.down(playwrightKey(key)) : page.keyboard.up(playwrightKey(key)));
+        return;
+      } catch (e) {
+        if (!/Unknown key/.test(String(e))) throw e;
+      }
+      // Text outside the layout is inserted, as a user's input method would (and as native does);
+      // a named key the layout lacks ("ZenkakuHankaku") is a bare key event, Chromium only.
+      if (!/^[A-Z][A-Za-z0-9]+$/.test(key)) {
+        if (type === 'keyDown') await page.keyboard.insertText(key);
+        return;
+      }
+      if (this.#engine !== 'chromium') throw new UnsupportedPrimitiveError(`the key ${JSON.stringify(key)} cannot be pressed in Firefox through Playwright`);
+      const cdp = await this.#keyboardSession(page);
+      await cdp.send('Input.dispatchKeyEvent', { type: type === 'keyDown' ? 'rawKeyDown' : 'keyUp', key });
+    });
+  }
+
+  readonly #keyboards = new WeakMap<Page, Promise<CDPSession>>();
+
+  #keyboardSession(page: Page): Promise<CDPSession> {
+    let session = this.#keyboards.get(page);
+    if (!session) {
+      session = this.#context.newCDPSession(page);
+      this.#keyboards.set(page, session);
+    }
+    return session;
   }
 
   async mouseEvent(handle: string, event: MouseEventParams): Promise<void> {
@@ -507,6 +581,11 @@ export class PlaywrightContext implements DrivenBrowser {
     state.prompt = null;
     if (accept) await dialog.accept(promptText ?? dialog.defaultValue()).catch(() => {});
     else await dialog.dismiss().catch(() => {});
+    // The page refused to unload: the navigation that asked is cancelled (Playwright would wait for it).
+    if (!accept && dialog.type() === 'beforeunload') {
+      state.refusals++;
+      for (const cancel of state.navigations) cancel();
+    }
     return true;
   }
 
@@ -524,6 +603,15 @@ function asFunction(source: string): (...args: any[]) => any {
   const fn = () => undefined;
   fn.toString = () => source;
   return fn;
+}
+
+/** A Playwright error's message without its API prefix ("page.goto: ") and its call log. */
+function playwrightMessage(message: string): string {
+  return message
+    .replace(/^\w+\.\w+: /, '')
+    .split(/\n\s*Call log:/)[0]!
+    .replace(/\x1B\[[0-9;]*m/g, '')
+    .trim();
 }
 
 /** RFC 6265 §5.1.4 path-match: the cookie's path is the request path or a directory prefix of it. */

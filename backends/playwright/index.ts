@@ -111,7 +111,8 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
         handleSIGHUP: false,
         timeout: 30_000,
         // The remote backend's sweep finds what a dead gateway left by this mark.
-        env: { ...process.env, [OWNER_VARIABLE]: String(process.pid), ...(env.defaultTimeZone && { TZ: env.defaultTimeZone }) },
+        // No crash reporter helper: it would outlive the browser it watched for a moment.
+        env: { ...process.env, [OWNER_VARIABLE]: String(process.pid), MOZ_CRASHREPORTER_DISABLE: '1', ...(env.defaultTimeZone && { TZ: env.defaultTimeZone }) },
       };
       let browser: Browser;
       try {

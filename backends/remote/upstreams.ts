@@ -143,7 +143,11 @@ export class ChromedriverUpstream implements Upstream {
   }
 
   #start(): Promise<{ process: OwnedProcess; url: string }> {
-    const started = startDriver(this.#options.driver, ['--port=0'], { portFromOutput: /started successfully on port (\d+)/ });
+    const start = () => startDriver(this.#options.driver, ['--port=0'], { portFromOutput: /started successfully on port (\d+)/ });
+    // chromedriver takes a port for IPv4 and then the same for IPv6 (or the reverse): when the
+    // other family's is taken it exits ("bind() failed"). Another port is tried, twice at most.
+    const retry = (e: unknown) => (/bind\(\) failed|port not available/i.test(String(e)) ? start() : Promise.reject(e));
+    const started = start().catch(retry).catch(retry);
     started.then(
       (d) => d.process.onExit(() => void (this.#driver === started && (this.#driver = undefined))),
       () => void (this.#driver === started && (this.#driver = undefined)),
