@@ -61,6 +61,7 @@ export class PlaywrightContext implements DrivenBrowser {
   readonly #frames = new Map<string, Frame>();
   readonly #libraries = new WeakMap<Frame, Map<string, Promise<JSHandle>>>();
   readonly #mouseAt = new WeakMap<Page, { x: number; y: number }>();
+  readonly #unlisten: (() => void)[] = [];
   readonly #promptListeners: ((handle: string, prompt: UserPrompt) => Promise<void> | void)[] = [];
   #nextId = 0;
   #closed = false;
@@ -148,14 +149,18 @@ export class PlaywrightContext implements DrivenBrowser {
 
   onDisconnected(listener: () => void): void {
     const browser = this.#context.browser();
-    browser?.on('disconnected', () => {
+    const gone = () => {
       if (!this.#closed) listener();
-    });
+    };
+    browser?.on('disconnected', gone);
+    // The browser outlives this context: its listener goes with the context.
+    this.#unlisten.push(() => browser?.off('disconnected', gone));
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    for (const unlisten of this.#unlisten.splice(0)) unlisten();
     await this.#context.close().catch(() => {});
   }
 
