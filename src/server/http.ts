@@ -117,6 +117,11 @@ function handle(gateway: Gateway, options: ServerOptions, forwarder: Forwarder, 
   const target = /^\/session\/([^/]+)(\/.*)?$/.exec(path);
   const passThrough = target && gateway.sessions.passThrough(target[1]!, gate.principal.name);
   if (passThrough) {
+    // A dot segment would let the upstream resolve the path to another of its sessions.
+    if (/(^|\/)(\.|%2e){1,2}(\/|$)/i.test(target![2] ?? '')) {
+      const e = error('invalid argument', 'a path with . or .. segments is not forwarded');
+      return afterBody(res, state, hasBody, options.maxBodyBytes, () => sendError(res, state, e));
+    }
     const send = (body: Buffer) => forwardRequest(gateway, forwarder, res, state, request, passThrough, method, target![2] ?? '', body);
     if (!hasBody) return send(Buffer.alloc(0));
     return readBody(res, options.maxBodyBytes, true, (raw) => (raw === null ? bodyTooLarge(res, state, options.maxBodyBytes) : send(raw)));

@@ -198,6 +198,27 @@ describe('remote backend: sessions on upstream W3C servers', () => {
     assert.match(unknown.message, /no upstream named "nowhere"/);
   });
 
+  test("a path with dot segments is not forwarded: it could name another of the upstream's sessions", async () => {
+    const s = await client.newSession({ 'wdgate:options': { backend: 'remote', upstream: 'fake' } });
+    const before = fake.seen.length;
+    for (const rest of ['/../other/title', '/%2e%2e/%2E%2E/status', '/./title']) {
+      // node:http sends a `path` as written (a URL, or fetch, would have the dots resolved first).
+      const reply = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port: gw.port, path: `/session/${s.id}${rest}`, headers: { authorization: `Bearer ${TOKENS.alice}` } }, (res) => {
+          let body = '';
+          res.on('data', (c) => (body += c));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      assert.equal(reply.status, 400, rest);
+      assert.equal(JSON.parse(reply.body).value.error, 'invalid argument', rest);
+    }
+    assert.equal(fake.seen.length, before, 'nothing reached the upstream');
+    await s.delete('');
+  });
+
   test("a remote session belongs to its principal: another token's requests never reach the upstream", async () => {
     const s = await client.newSession({ 'wdgate:options': { backend: 'remote', upstream: 'fake' } });
     const before = fake.seen.length;
