@@ -1,6 +1,7 @@
 // Small helpers more than one backend needs: reading vendor options out of capabilities, a
-// browser binary's version, and a cookie as the W3C layer takes it.
+// browser binary's version, a cookie as the W3C layer takes it, and the processes they start.
 import { execFile } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { InvalidCapabilityError, type CookieData } from './backend.ts';
 
@@ -43,4 +44,59 @@ export function cookieData(c: { name: string; value: string; path: string; domai
     ...(!c.session && c.expires > 0 && { expiry: Math.floor(c.expires) }),
     sameSite: (c.sameSite ?? 'Lax') as CookieData['sameSite'],
   };
+}
+
+/** Whether a process runs (one of another user's counts). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Signal a process's whole group (a process started detached leads its own), or it alone. */
+export function killGroup(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/**
+ * The environment mark of every process the gateway's backends start besides the native browsers
+ * (drivers, Xvfb, Playwright's browsers; their children inherit it).
+ */
+export const OWNER_VARIABLE = 'WDGATE_OWNER';
+
+let swept: Promise<number> | undefined;
+
+/**
+ * End processes a dead gateway started (their mark names a pid no longer running). Every
+ * backend that marks processes asks at start; the scan of /proc runs once.
+ */
+export function sweepOwnedProcesses(): Promise<number> {
+  swept ??= (async () => {
+    let count = 0;
+    for (const name of await readdir('/proc').catch(() => [] as string[])) {
+      if (!/^\d+$/.test(name)) continue;
+      const environ = await readFile(`/proc/${name}/environ`, 'latin1').catch(() => '');
+      const owner = new RegExp(`(?:^|\\0)${OWNER_VARIABLE}=(\\d+)(?:\\0|$)`).exec(environ)?.[1];
+      if (!owner || Number(owner) === process.pid || isAlive(Number(owner))) continue;
+      try {
+        process.kill(Number(name), 'SIGKILL');
+        count++;
+      } catch {
+        /* gone meanwhile */
+      }
+    }
+    return count;
+  })();
+  return swept;
 }

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { LaunchError, type BrowserProcess, type DrivenBrowser } from '../backend.ts';
 import { NativeContext } from './context.ts';
-import { PROFILE_PREFIX, killGroup, register, unregister } from './processes.ts';
+import { PROFILE_PREFIX, register, unregister } from './processes.ts';
+import { killGroup } from '../shared.ts';
 
 export interface ChromiumLaunch {
   binary: string;

@@ -4,6 +4,7 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { isAlive, killGroup } from '../shared.ts';
 
 export const PROFILE_PREFIX = 'wdgate-profile-';
 
@@ -15,28 +16,6 @@ export function register(pid: number, profileDir: string): void {
 
 export function unregister(pid: number): void {
   live.delete(pid);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Kill a browser's whole process group (puppeteer starts it detached, as a group leader). */
-export function killGroup(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    try {
-      process.kill(pid, signal);
-    } catch {
-      /* already gone */
-    }
-  }
 }
 
 /** Last resort on an abrupt exit: synchronous, so it works from process.on('exit'). */

@@ -5,8 +5,7 @@
 import { chromium, firefox, type Browser } from 'playwright-core';
 import { InvalidCapabilityError, LaunchError, type Backend, type BackendEnvironment, type BrowserProcess, type DrivenBrowser, type LaunchSpec, type MatchResult } from '../backend.ts';
 import { refusedArg } from '../chromium-args.ts';
-import { probeVersion, stringArray, vendorObject } from '../shared.ts';
-import { killDriversNow, OWNER_VARIABLE, sweepDrivers } from '../remote/processes.ts';
+import { OWNER_VARIABLE, probeVersion, stringArray, sweepOwnedProcesses, vendorObject } from '../shared.ts';
 import { PlaywrightContext, type Engine } from './context.ts';
 
 export interface PlaywrightOptions {
@@ -130,10 +129,11 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
     },
 
     async sweep() {
-      await sweepDrivers();
+      await sweepOwnedProcesses();
     },
 
-    killAllNow: killDriversNow,
+    // playwright-core kills the browsers it launched when this process exits.
+    killAllNow() {},
   };
 }
 

@@ -2,7 +2,8 @@
 // where its commands go; the HTTP edge forwards them (src/server/forward.ts). Upstreams: the
 // configured URLs, `chromedriver` (managed, the default) and `webkit` (managed WebKitWebDriver).
 import { LaunchError, UpstreamError, type BackendEnvironment, type PassThroughBackend, type UpstreamSession, type UpstreamSpec } from '../backend.ts';
-import { killDriversNow, sweepDrivers } from './processes.ts';
+import { killDriversNow } from './processes.ts';
+import { sweepOwnedProcesses } from '../shared.ts';
 import { ChromedriverUpstream, UrlUpstream, WebKitUpstream, type ChromedriverOptions, type Upstream, type WebKitOptions } from './upstreams.ts';
 
 export interface RemoteOptions {
@@ -92,7 +93,7 @@ export function createRemoteBackend(options: RemoteOptions): PassThroughBackend 
     },
 
     async sweep() {
-      await sweepDrivers();
+      await sweepOwnedProcesses();
     },
 
     async close() {

@@ -2,14 +2,12 @@
 // Xvfb display WebKit needs without a display. Each is started as the leader of its own process
 // group, so that ending it reaches the browsers it started; each is waited for. Every one carries
 // WDGATE_OWNER=<gateway pid> in its environment (inherited by its browsers), so a gateway that
-// died without cleaning up has its leftovers found and ended by the next one (`sweepDrivers`).
+// died without cleaning up has its leftovers found and ended by the next one (`sweepOwnedProcesses` in ../shared.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { LaunchError } from '../backend.ts';
+import { killGroup, OWNER_VARIABLE } from '../shared.ts';
 
-/** The environment mark of every process the gateway's backends start besides the native browsers. */
-export const OWNER_VARIABLE = 'WDGATE_OWNER';
 const live = new Set<ChildProcess>();
 
 /** Ask the kernel for a free loopback port (for a driver that cannot pick its own). */
@@ -22,14 +20,6 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-child.pid!, signal);
-  } catch {
-    child.kill(signal);
-  }
 }
 
 /** A process the backend started: ended with `stop`, which waits for it. */
@@ -48,7 +38,7 @@ export class OwnedProcess {
         this.exited = true;
         live.delete(child);
         // Whatever the driver left in its group (a browser) goes with it.
-        killGroup(child, 'SIGKILL');
+        if (child.pid) killGroup(child.pid, 'SIGKILL');
         if (!this.#stopping) for (const listener of this.#exitListeners) listener();
         resolve();
       }),
@@ -80,8 +70,9 @@ export class OwnedProcess {
   async stop(graceMs = 3000): Promise<void> {
     this.#stopping = true;
     if (this.exited) return;
-    killGroup(this.#child, 'SIGTERM');
-    const timer = setTimeout(() => killGroup(this.#child, 'SIGKILL'), graceMs);
+    const pid = this.#child.pid;
+    if (pid) killGroup(pid, 'SIGTERM');
+    const timer = setTimeout(() => pid && killGroup(pid, 'SIGKILL'), graceMs);
     await this.#exited;
     clearTimeout(timer);
   }
@@ -167,32 +158,5 @@ export async function startXvfb(): Promise<{ process: OwnedProcess; display: str
 
 /** Last resort on an abrupt exit: every driver's and display's group, at once. */
 export function killDriversNow(): void {
-  for (const child of live) killGroup(child, 'SIGKILL');
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** End processes a dead gateway started (their WDGATE_OWNER names a pid no longer running). */
-export async function sweepDrivers(): Promise<number> {
-  let swept = 0;
-  for (const name of await readdir('/proc').catch(() => [] as string[])) {
-    if (!/^\d+$/.test(name)) continue;
-    const environ = await readFile(`/proc/${name}/environ`, 'latin1').catch(() => '');
-    const owner = new RegExp(`(?:^|\\0)${OWNER_VARIABLE}=(\\d+)(?:\\0|$)`).exec(environ)?.[1];
-    if (!owner || Number(owner) === process.pid || isAlive(Number(owner))) continue;
-    try {
-      process.kill(Number(name), 'SIGKILL');
-      swept++;
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return swept;
+  for (const child of live) if (child.pid) killGroup(child.pid, 'SIGKILL');
 }
