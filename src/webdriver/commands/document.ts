@@ -1,6 +1,6 @@
 // Spec §13.1 "Get Page Source" and §18.1 "Print Page": the current document as markup, and the
 // top-level document paginated as PDF.
-import { InvalidParametersError, UnsupportedPrimitiveError } from '../../../backends/backend.ts';
+import { InvalidParametersError } from '../../../backends/backend.ts';
 import { error } from '../errors.ts';
 import { base64Json } from '../json.ts';
 import { callAtom } from '../page/index.ts';
@@ -26,8 +26,7 @@ export const printPage = sessionCommand({
     } catch (e) {
       // As chromedriver: margins leaving no room, or page ranges past the last page.
       if (e instanceof InvalidParametersError) throw error('invalid argument', `the browser cannot print with these parameters: ${e.message}`);
-      // Spec: "unable to paginate the document" is unsupported operation.
-      if (e instanceof UnsupportedPrimitiveError) throw error('unsupported operation', `the browser cannot print here: ${e.message}`);
+      // Spec: "unable to paginate the document" is unsupported operation (UnsupportedPrimitiveError, errors.ts).
       throw e;
     }
   },
