@@ -25,6 +25,21 @@ async function status(gw: TestGateway) {
   return gw.client.ok('GET', '/status');
 }
 
+/**
+ * A session in the one warm browser, and that browser's pid. With one session per browser the
+ * pool launches the next warm browser as soon as this one is leased, so "the first browser found"
+ * may be either: the session's browser is the one that was there, alone and ready, before.
+ */
+async function sessionInWarmBrowser(gw: TestGateway, capabilities: Record<string, unknown> = {}): Promise<[Session, number]> {
+  await eventually(async () => {
+    const [key] = (await status(gw)).pool;
+    return key?.browsers === 1 && key.free >= 1 && (await browserMains(gw.process.pid!)).length === 1;
+  }, 'the warm browser was not ready alone');
+  const [browser] = await browserMains(gw.process.pid!);
+  const session = await gw.client.newSession(capabilities);
+  return [session, browser!];
+}
+
 /** What these processes are, for a failure message. */
 function commandLines(pids: number[]): string {
   const line = (pid: number) => {
@@ -296,10 +311,8 @@ describe('a browser that goes away', () => {
   after(() => stop(gw));
 
   test('a browser that is killed ends its sessions, is replaced, and leaves no zombie', async () => {
-    const a = await gw.client.newSession();
+    const [a, browser] = await sessionInWarmBrowser(gw);
     const b = await gw.client.newSession();
-    const [browser] = await browserMains(gw.process.pid!);
-    assert.ok(browser);
     const profile = await profileOf(browser);
     process.kill(browser, 'SIGKILL');
     for (const s of [a, b]) {
@@ -322,9 +335,8 @@ describe('a browser that goes away', () => {
 describe('a browser killed just before shutdown', () => {
   test('SIGTERM while its replacement is being prepared ends the gateway cleanly (exit 0), leaving no browser', async () => {
     const gw = await gatewayWith({ pool: { minWarm: 1, sessionsPerBrowser: 1 } });
-    const s = await gw.client.newSession();
-    const [browser] = await browserMains(gw.process.pid!);
-    process.kill(browser!, 'SIGKILL');
+    const [s, browser] = await sessionInWarmBrowser(gw);
+    process.kill(browser, 'SIGKILL');
     await eventually(async () => (await s.raw('GET', '/url')).status === 404, 'the session outlived its browser');
     // The pool is preparing a replacement now: shutdown must not wait for it, nor launch more.
     const pid = gw.process.pid!;
@@ -351,12 +363,11 @@ describe('a browser killed in the middle of a command', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
-    const s = await gw.client.newSession({ timeouts: { script: 600_000 } });
-    const [browser] = await browserMains(gw.process.pid!);
+    const [s, browser] = await sessionInWarmBrowser(gw, { timeouts: { script: 600_000 } });
     const pending = s.raw('POST', '/execute/async', { script: `fetch('http://127.0.0.1:${port}/started', { mode: 'no-cors' })`, args: [] });
     await running;
     server.close();
-    process.kill(browser!, 'SIGKILL');
+    process.kill(browser, 'SIGKILL');
     let timer: NodeJS.Timeout | undefined;
     const reply = await Promise.race([
       pending,
@@ -377,14 +388,13 @@ describe('sessionsPerBrowser 1: a process of its own for every session', () => {
   after(() => stop(gw));
 
   test('two sessions run in two browsers, and a used browser ends with its session', async () => {
-    const a = await gw.client.newSession();
+    const [a, aBrowser] = await sessionInWarmBrowser(gw);
     const b = await gw.client.newSession();
-    const [aBrowser] = await browserMains(gw.process.pid!);
     assert.ok((await browserMains(gw.process.pid!)).length >= 2);
     await a.end();
     await b.end();
     // Both used browsers end; one warm browser (never used) stays prepared for the next session.
-    await eventually(async () => !(await browserMains(gw.process.pid!)).includes(aBrowser!), 'a used browser was kept');
+    await eventually(async () => !(await browserMains(gw.process.pid!)).includes(aBrowser), 'a used browser was kept');
     await eventually(async () => (await browserMains(gw.process.pid!)).length === 1, 'not exactly one warm browser is left');
   });
 });
