@@ -333,6 +333,13 @@ export interface DrivenBrowser {
   onDisconnected(listener: () => void): void;
   /** Dispose of this context and every window of it; the process lives on. Never throws. */
   close(): Promise<void>;
+  /**
+   * From now on, save what any window of this context downloads into `directory` (which exists)
+   * under the name the download suggests ("name (1).ext" when taken); a download appears there
+   * only once finished (until then it is in the PARTIAL_DOWNLOADS folder inside, backends/shared.ts).
+   * Absent where the backend cannot direct downloads.
+   */
+  saveDownloadsTo?(directory: string): Promise<void>;
 
   // Windows (top-level browsing contexts)
   windowHandles(): Promise<string[]>;

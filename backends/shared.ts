@@ -1,7 +1,9 @@
 // Small helpers more than one backend needs: reading vendor options out of capabilities, a
-// browser binary's version, a cookie as the W3C layer takes it, and the processes they start.
+// browser binary's version, a cookie as the W3C layer takes it, a finished download, and the
+// processes they start.
 import { execFile } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { link, readdir, readFile, unlink } from 'node:fs/promises';
+import { basename, extname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { InvalidCapabilityError, type CookieData } from './backend.ts';
 
@@ -99,4 +101,31 @@ export function sweepOwnedProcesses(): Promise<number> {
     return count;
   })();
   return swept;
+}
+
+/** Where a backend writes downloads until they are finished (DrivenBrowser.saveDownloadsTo). */
+export const PARTIAL_DOWNLOADS = '.partial';
+
+/**
+ * Move a finished download (`file`, named by the browser or Playwright) into `directory` under
+ * the name it suggested, as a browser names its downloads: "report.pdf", then "report (1).pdf".
+ * The name appears at once, complete, and never replaces another. Never throws.
+ */
+export async function keepDownload(file: string, directory: string, suggested: string): Promise<void> {
+  const name = basename(suggested) || 'download';
+  const ext = extname(name);
+  const stem = name.slice(0, name.length - ext.length);
+  try {
+    for (let n = 0; n < 1000; n++) {
+      try {
+        // link() refuses a name that exists: two downloads of one name never overwrite.
+        await link(file, join(directory, n === 0 ? name : `${stem} (${n})${ext}`));
+        return;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return;
+      }
+    }
+  } finally {
+    await unlink(file).catch(() => {});
+  }
 }

@@ -28,6 +28,7 @@ import {
   type WheelInputEvent,
 } from '../backend.ts';
 import { cdp, frameClient, frameIdOf, handleOf } from './cdp.ts';
+import { saveDownloads } from './downloads.ts';
 import * as capture from './capture.ts';
 import * as cookies from './cookies.ts';
 import * as input from './input.ts';
@@ -179,6 +180,10 @@ export class NativeContext implements DrivenBrowser {
       else await this.#context.close().catch(() => {});
     }
     this.#pages.clear();
+  }
+
+  async saveDownloadsTo(directory: string): Promise<void> {
+    this.#unlisten.push(await saveDownloads(this.#browser, this.#context, directory));
   }
 
   async #page(handle: string): Promise<Page> {

@@ -28,6 +28,7 @@ import {
   type WindowType,
 } from '../backend.ts';
 import { cookieData } from '../shared.ts';
+import { saveDownload } from './downloads.ts';
 
 export type Engine = 'chromium' | 'firefox';
 
@@ -65,6 +66,7 @@ export class PlaywrightContext implements DrivenBrowser {
   readonly #promptListeners: ((handle: string, prompt: UserPrompt) => Promise<void> | void)[] = [];
   #nextId = 0;
   #closed = false;
+  #downloads: string | undefined;
 
   private constructor(context: BrowserContext, engine: Engine, version: string, first: Page) {
     this.#context = context;
@@ -90,6 +92,9 @@ export class PlaywrightContext implements DrivenBrowser {
     this.#pages.set(handle, page);
     page.on('close', () => this.#pages.delete(handle));
     page.on('dialog', (dialog) => void this.#dialogOpened(page, state, dialog));
+    page.on('download', (download) => {
+      if (this.#downloads) void saveDownload(download, this.#downloads);
+    });
     return handle;
   }
 
@@ -101,6 +106,10 @@ export class PlaywrightContext implements DrivenBrowser {
     await Promise.allSettled(this.#promptListeners.map((listener) => Promise.resolve().then(() => listener(state.handle, prompt))));
     if (state.dialog !== dialog) return;
     for (const cut of state.blocked) cut(new UserPromptOpenedError(`a ${prompt.type} user prompt opened: ${prompt.message}`));
+  }
+
+  async saveDownloadsTo(directory: string): Promise<void> {
+    this.#downloads = directory;
   }
 
   /** Run a call into the page unless a prompt blocks it, or until one opens and stays open. */

@@ -79,6 +79,10 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: `${S}/print`, command: 'printPage' },
   // Selenium Grid's remote file upload (not W3C; Python Selenium uses it for every file input).
   { method: 'POST', path: `${S}/se/file`, command: 'uploadFile' },
+  // Selenium Grid's managed downloads (se:downloadsEnabled).
+  { method: 'GET', path: `${S}/se/files`, command: 'getDownloadableFiles' },
+  { method: 'POST', path: `${S}/se/files`, command: 'downloadFile' },
+  { method: 'DELETE', path: `${S}/se/files`, command: 'deleteDownloadableFiles' },
 ];
 
 /** Path prefixes clients may put before the W3C paths (Selenium 3 era clients use /wd/hub). */

@@ -50,6 +50,8 @@ export class Session {
    * (frame id or window handle) they belong to: stale (that context) vs unknown (any other).
    */
   readonly knownDocuments = new Map<string, string>();
+  /** Where the browser saves this session's downloads (se:downloadsEnabled), inside its temporary directory. */
+  downloads: string | undefined;
   ended = false;
   readonly createdAt = Date.now();
   /** When the last command ended (or the session started): idle sessions are reaped. */

@@ -188,3 +188,39 @@ function tableCrc32(data: Uint8Array): number {
   for (const byte of data) crc = table[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
 }
+
+/**
+ * An archive of one file, deflated (Grid's managed downloads answer one file this way). Sizes
+ * past 4 GiB would need ZIP64: the caller refuses files that large.
+ */
+export function writeZip(name: string, data: Buffer, modified: Date): Buffer {
+  const nameBytes = Buffer.from(name, 'utf8');
+  const compressed = zlib.deflateRawSync(data);
+  const crc = crc32(data);
+  // MS-DOS date and time, local time, two-second resolution.
+  const time = (modified.getHours() << 11) | (modified.getMinutes() << 5) | (modified.getSeconds() >> 1);
+  const date = (Math.max(modified.getFullYear() - 1980, 0) << 9) | ((modified.getMonth() + 1) << 5) | modified.getDate();
+  const local = Buffer.alloc(LOCAL_SIZE);
+  local.writeUInt32LE(LOCAL_SIGNATURE, 0);
+  local.writeUInt16LE(20, 4); // version needed: 2.0 (deflate)
+  local.writeUInt16LE(FLAG_UTF8, 6);
+  local.writeUInt16LE(DEFLATED, 8);
+  local.writeUInt16LE(time, 10);
+  local.writeUInt16LE(date, 12);
+  local.writeUInt32LE(crc, 14);
+  local.writeUInt32LE(compressed.length, 18);
+  local.writeUInt32LE(data.length, 22);
+  local.writeUInt16LE(nameBytes.length, 26);
+  const central = Buffer.alloc(CENTRAL_SIZE);
+  central.writeUInt32LE(CENTRAL_SIGNATURE, 0);
+  central.writeUInt16LE(20, 4); // made by: 2.0
+  local.copy(central, 6, 4, 30); // version needed through name length: the same fields
+  central.writeUInt32LE(0, 42); // the local header is at offset 0
+  const eocd = Buffer.alloc(EOCD_SIZE);
+  eocd.writeUInt32LE(EOCD_SIGNATURE, 0);
+  eocd.writeUInt16LE(1, 8);
+  eocd.writeUInt16LE(1, 10);
+  eocd.writeUInt32LE(CENTRAL_SIZE + nameBytes.length, 12);
+  eocd.writeUInt32LE(LOCAL_SIZE + nameBytes.length + compressed.length, 16);
+  return Buffer.concat([local, nameBytes, compressed, central, nameBytes, eocd]);
+}

@@ -10,11 +10,16 @@ export interface PageServer {
   url: string;
   /** URL of a page with this HTML body served from /html/<n>. */
   page(html: string, title?: string): string;
+  /** Downloads held in progress (/download?hold=1): half of each is sent. */
+  held(): number;
+  /** Finish the downloads held in progress: their last byte is "!". */
+  finishHeld(): void;
   close(): Promise<void>;
 }
 
 export async function startPageServer(): Promise<PageServer> {
   const pages = new Map<string, string>();
+  const held = new Set<import('node:http').ServerResponse>();
   let next = 0;
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
@@ -32,6 +37,24 @@ export async function startPageServer(): Promise<PageServer> {
       }, ms);
       req.on('close', () => clearTimeout(timer));
       return;
+    }
+    if (url.pathname === '/download') {
+      // An attachment: ?name= (the suggested file name), ?body= (its text); ?hold=1 sends all but
+      // its last byte until finishHeld() (a download in progress). Not a type Chromium sniffs:
+      // it would wait for the whole body before deciding it is a download.
+      const body = url.searchParams.get('body') ?? '';
+      res.writeHead(200, {
+        'content-type': 'application/x-wdgate-test',
+        'content-length': String(Buffer.byteLength(body) + (url.searchParams.has('hold') ? 1 : 0)),
+        'content-disposition': `attachment; filename="${url.searchParams.get('name') ?? 'file.bin'}"`,
+      });
+      if (url.searchParams.has('hold')) {
+        res.write(body);
+        held.add(res);
+        res.on('close', () => held.delete(res));
+        return;
+      }
+      return res.end(body);
     }
     if (url.pathname === '/slow-image') {
       // A page whose DOM is ready at once but whose load event waits for an image.
@@ -63,6 +86,10 @@ export async function startPageServer(): Promise<PageServer> {
       const id = String(next++);
       pages.set(id, `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${html}</body></html>`);
       return `${url}/html/${id}`;
+    },
+    held: () => held.size,
+    finishHeld() {
+      for (const res of held) res.end('!');
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -98,13 +98,21 @@ describe('route table', () => {
     }
   });
 
-  test('the table holds the W3C endpoints plus Selenium file upload and the metrics, each once', () => {
+  test('the table holds the W3C endpoints plus Selenium file upload, managed downloads and the metrics, each once', () => {
     const keys = routes.map((r) => `${r.method} ${r.path}`);
     assert.equal(new Set(keys).size, keys.length, 'a method and path appear twice');
     assert.equal(new Set(routes.map((r) => r.command)).size, routes.length, 'a command name appears twice');
-    assert.equal(routes.length, SPEC_ENDPOINTS.length + 2);
+    assert.equal(routes.length, SPEC_ENDPOINTS.length + 5);
     const upload = matchRoute('POST', '/session/S/se/file');
     assert.ok(upload.kind === 'found' && upload.route.command === 'uploadFile');
+    for (const [method, command] of [
+      ['GET', 'getDownloadableFiles'],
+      ['POST', 'downloadFile'],
+      ['DELETE', 'deleteDownloadableFiles'],
+    ]) {
+      const files = matchRoute(method!, '/session/S/se/files');
+      assert.ok(files.kind === 'found' && files.route.command === command, `${method} /se/files`);
+    }
     const metrics = matchRoute('GET', '/metrics');
     assert.ok(metrics.kind === 'found' && metrics.route.command === 'metrics');
   });

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { crc32, readZip, ZipError, type ZipLimits } from '../../src/webdriver/zip.ts';
+import { crc32, readZip, writeZip, ZipError, type ZipLimits } from '../../src/webdriver/zip.ts';
 import { makeZip } from '../helpers/zip.ts';
 
 const LIMITS: ZipLimits = { maxEntryBytes: 1 << 20, maxTotalBytes: 1 << 20, maxEntries: 16 };
@@ -77,6 +77,20 @@ describe('reading', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  test('writeZip makes an archive of one file that this reader and Python\'s zipfile both read back', (t) => {
+    const data = Buffer.from('Grüße, line\n'.repeat(300));
+    const archive = writeZip('résumé (1).txt', data, new Date(2026, 10, 25, 13, 45, 30));
+    const [entry, ...rest] = readZip(archive, LIMITS);
+    assert.equal(rest.length, 0);
+    assert.deepEqual({ name: entry!.name, data: entry!.data }, { name: 'résumé (1).txt', data });
+    assert.ok(archive.length < data.length, 'not deflated');
+    const script = 'import sys,zipfile,io\nz=zipfile.ZipFile(io.BytesIO(sys.stdin.buffer.read()))\ni=z.infolist()[0]\nassert z.testzip() is None\nprint(i.filename, i.date_time, len(z.read(i)))';
+    const read = spawnSync('python3', ['-c', script], { input: archive, encoding: 'utf8' });
+    if (read.error) return t.skip('python3 is not available');
+    assert.equal(read.status, 0, read.stderr);
+    assert.equal(read.stdout.trim(), `résumé (1).txt (2026, 11, 25, 13, 45, 30) ${data.length}`);
   });
 
   test('crc32 is the ZIP one', () => {

@@ -13,6 +13,7 @@ import * as actions from './actions.ts';
 import * as prompts from './prompts.ts';
 import * as document from './document.ts';
 import * as upload from './upload.ts';
+import * as downloads from './downloads.ts';
 import * as ops from '../../ops/commands.ts';
 
 export const commands: Record<string, Command> = {
@@ -28,5 +29,6 @@ export const commands: Record<string, Command> = {
   ...prompts,
   ...document,
   ...upload,
+  ...downloads,
   ...ops,
 } as Record<string, Command>;

@@ -1,5 +1,7 @@
 // Spec §8 "Sessions" and §9 "Timeouts": New Session, Delete Session, Status, Get/Set Timeouts.
 import { randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import {
   InvalidCapabilityError,
   UpstreamError,
@@ -13,7 +15,7 @@ import {
 import { LOCAL, type Principal } from '../../server/auth.ts';
 import type { Ticket } from '../admission.ts';
 import { matchStandardCapabilities, processCapabilities, resolveTimeouts, type MatchResult, type TimeoutsConfiguration } from '../capabilities.ts';
-import { error, isErrorCode } from '../errors.ts';
+import { error, isErrorCode, WebDriverError } from '../errors.ts';
 import { PassThroughSession } from '../pass-through.ts';
 import { selectRoute, type ConfiguredRoute } from '../routing.ts';
 import { p, type Parser } from '../params.ts';
@@ -70,6 +72,8 @@ async function createSession(
   principal: Principal,
   unclaim: () => void,
 ) {
+  const downloadsEnabled = capabilities['se:downloadsEnabled'];
+  if (downloadsEnabled !== undefined && typeof downloadsEnabled !== 'boolean') throw error('invalid argument', 'se:downloadsEnabled must be a boolean');
   let lease;
   try {
     lease = await gateway.pool.lease(backend, spec);
@@ -100,6 +104,7 @@ async function createSession(
   });
   gateway.sessions.add(session);
   browser.onDisconnected(() => void gateway.sessions.end(session, 'its browser went away (it crashed or was killed)'));
+  if (downloadsEnabled) await keepDownloads(gateway, session);
   return {
     sessionId: session.id,
     capabilities: {
@@ -115,9 +120,24 @@ async function createSession(
       unhandledPromptBehavior: session.unhandledPromptBehavior,
       // webSocketUrl is accepted but not answered until BiDi is served: clients such as
       // WebdriverIO switch protocols when they see a URL here.
+      ...(downloadsEnabled !== undefined && { 'se:downloadsEnabled': downloadsEnabled }),
       ...spec.vendorCapabilities,
     },
   };
+}
+
+/** Grid's managed downloads: the session's downloads go to a folder of its own (commands/downloads.ts). */
+async function keepDownloads(gateway: Gateway, session: Session): Promise<void> {
+  try {
+    if (!session.browser.saveDownloadsTo) throw error('session not created', `se:downloadsEnabled: the ${session.browser.browserName} browser of this backend cannot keep downloads`);
+    const directory = join(await session.temporaryDirectory(gateway.environment.tempDir), 'downloads');
+    await mkdir(directory);
+    await session.browser.saveDownloadsTo(directory);
+    session.downloads = directory;
+  } catch (e) {
+    await gateway.sessions.end(session, 'its downloads could not be set up');
+    throw e instanceof WebDriverError ? e : error('session not created', `se:downloadsEnabled: ${(e as Error).message}`);
+  }
 }
 
 /**
