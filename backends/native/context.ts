@@ -34,7 +34,8 @@ import * as cookies from './cookies.ts';
 import * as input from './input.ts';
 import { waitForLoad, watchLoading, type LoadState } from './load.ts';
 import { Libraries } from './library.ts';
-import { PromptGuard } from './prompts.ts';
+import { PromptGuard } from '../prompt-guard.ts';
+import { followDialogs } from './prompts.ts';
 
 type PuppeteerWaitUntil = 'load' | 'domcontentloaded';
 
@@ -91,7 +92,7 @@ export class NativeContext implements DrivenBrowser {
   /** Windows minimized by Minimize Window (headless windows change state only through us). */
   readonly #minimized = new Set<string>();
   readonly #loadStates = new WeakMap<Page, LoadState>();
-  readonly #prompts = new PromptGuard((page) => this.#loadStates.get(page));
+  readonly #prompts = new PromptGuard<Page>();
   readonly #libraries = new Libraries();
   readonly #timeZone: string | undefined;
   /** Listeners on the shared browser and context, removed when the context is closed. */
@@ -147,8 +148,9 @@ export class NativeContext implements DrivenBrowser {
         const page = await target.page();
         if (!page) return undefined;
         this.#pages.set(handle, page);
-        this.#loadStates.set(page, watchLoading(page));
-        this.#prompts.watch(page);
+        const load = watchLoading(page);
+        this.#loadStates.set(page, load);
+        followDialogs(this.#prompts, page, load);
         await this.#emulate(page);
         return page;
       })().finally(() => this.#tracking.delete(handle));
@@ -494,14 +496,14 @@ export class NativeContext implements DrivenBrowser {
     }
   }
 
-
   /** Run a call into the window's page unless a user prompt blocks it, or until one does. */
   #unblocked<T>(handle: string, navigation: boolean, work: () => Promise<T>): Promise<T> {
     return this.#prompts.unblocked(this.#pages.get(handle), navigation, work);
   }
 
   async userPrompt(handle: string): Promise<UserPrompt | null> {
-    return this.#prompts.current(this.#pages.get(handle));
+    const page = this.#pages.get(handle);
+    return page && !page.isClosed() ? this.#prompts.current(page) : null;
   }
 
   async handleUserPrompt(handle: string, accept: boolean, promptText?: string): Promise<boolean> {

@@ -27,6 +27,7 @@ import {
   type WindowState,
   type WindowType,
 } from '../backend.ts';
+import { PromptGuard } from '../prompt-guard.ts';
 import { cookieData } from '../shared.ts';
 import { saveDownload } from './downloads.ts';
 
@@ -36,16 +37,9 @@ const WAIT_UNTIL = { none: 'commit', eager: 'domcontentloaded', normal: 'load' }
 const BUTTONS = { left: 'left', middle: 'middle', right: 'right' } as const;
 const POINTER_BUTTONS = ['left', 'middle', 'right'] as const;
 
-/** Per page: its open dialog, and the calls a dialog would block (cut short when one opens). */
+/** Per page: its window handle, and its last failed navigation. */
 interface PageState {
   handle: string;
-  dialog: Dialog | null;
-  prompt: UserPrompt | null;
-  blocked: Set<(e: Error) => void>;
-  /** Navigations in progress: a refused unload (beforeunload dismissed) ends them, the document staying. */
-  navigations: Set<() => void>;
-  /** How many unloads the page was refused (a navigation that fails after one was refused, not broken). */
-  refusals: number;
   /** A navigation that failed: the URL it was for, and what the page said its URL was then. */
   failed?: { url: string; shown: string };
 }
@@ -63,7 +57,7 @@ export class PlaywrightContext implements DrivenBrowser {
   readonly #libraries = new WeakMap<Frame, Map<string, Promise<JSHandle>>>();
   readonly #mouseAt = new WeakMap<Page, { x: number; y: number }>();
   readonly #unlisten: (() => void)[] = [];
-  readonly #promptListeners: ((handle: string, prompt: UserPrompt) => Promise<void> | void)[] = [];
+  readonly #prompts = new PromptGuard<Page>();
   #nextId = 0;
   #closed = false;
   #downloads: string | undefined;
@@ -87,25 +81,30 @@ export class PlaywrightContext implements DrivenBrowser {
     const known = this.#states.get(page);
     if (known) return known.handle;
     const handle = `pw-${(this.#nextId++).toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-    const state: PageState = { handle, dialog: null, prompt: null, blocked: new Set(), navigations: new Set(), refusals: 0 };
+    const state: PageState = { handle };
     this.#states.set(page, state);
     this.#pages.set(handle, page);
     page.on('close', () => this.#pages.delete(handle));
-    page.on('dialog', (dialog) => void this.#dialogOpened(page, state, dialog));
+    this.#prompts.watch(page);
+    page.on('dialog', (dialog) => this.#dialogOpened(page, handle, dialog));
     page.on('download', (download) => {
       if (this.#downloads) void saveDownload(download, this.#downloads);
     });
     return handle;
   }
 
-  async #dialogOpened(page: Page, state: PageState, dialog: Dialog): Promise<void> {
+  /** Playwright has no "closed" event: the guard hears of the closing from the close itself. */
+  #dialogOpened(page: Page, handle: string, dialog: Dialog): void {
     const prompt: UserPrompt = { type: dialog.type() as UserPrompt['type'], message: dialog.message(), defaultValue: dialog.defaultValue() };
-    state.dialog = dialog;
-    state.prompt = prompt;
-    // Listeners may handle it (a beforeunload prompt): only a prompt left open cuts calls short.
-    await Promise.allSettled(this.#promptListeners.map((listener) => Promise.resolve().then(() => listener(state.handle, prompt))));
-    if (state.dialog !== dialog) return;
-    for (const cut of state.blocked) cut(new UserPromptOpenedError(`a ${prompt.type} user prompt opened: ${prompt.message}`));
+    this.#prompts.opened(page, handle, prompt, async (accept, promptText) => {
+      const closing = accept ? dialog.accept(promptText ?? dialog.defaultValue()) : dialog.dismiss();
+      const closed = await closing.then(
+        () => true,
+        () => false,
+      );
+      this.#prompts.closed(page, accept);
+      return closed;
+    });
   }
 
   async saveDownloadsTo(directory: string): Promise<void> {
@@ -113,17 +112,8 @@ export class PlaywrightContext implements DrivenBrowser {
   }
 
   /** Run a call into the page unless a prompt blocks it, or until one opens and stays open. */
-  async #unblocked<T>(page: Page, work: () => Promise<T>): Promise<T> {
-    const state = this.#states.get(page)!;
-    if (state.dialog) throw new UserPromptOpenedError(`a ${state.prompt!.type} user prompt is open`);
-    let cut!: (e: Error) => void;
-    const blocked = new Promise<never>((_, reject) => (cut = reject));
-    state.blocked.add(cut);
-    try {
-      return await Promise.race([work(), blocked]);
-    } finally {
-      state.blocked.delete(cut);
-    }
+  #unblocked<T>(page: Page, work: () => Promise<T>): Promise<T> {
+    return this.#prompts.unblocked(page, false, work);
   }
 
   #page(handle: string): Page {
@@ -251,24 +241,18 @@ export class PlaywrightContext implements DrivenBrowser {
 
   async #navigation(page: Page, run: () => Promise<unknown>, url?: string): Promise<void> {
     const state = this.#states.get(page)!;
-    let refused!: () => void;
-    const cancelled = new Promise<void>((resolve) => (refused = resolve));
-    state.navigations.add(refused);
-    const refusals = state.refusals;
     try {
-      await this.#unblocked(page, () => Promise.race([run(), cancelled]));
-      if (url !== undefined) state.failed = undefined;
+      // Undefined when the page refused to unload (beforeunload dismissed): the document stays.
+      const done = await this.#prompts.unblocked(page, true, async () => (await run(), true));
+      if (done && url !== undefined) state.failed = undefined;
     } catch (e) {
       if (e instanceof UserPromptOpenedError || e instanceof NoSuchWindowError) throw e;
       const message = e instanceof Error ? e.message : String(e);
-      if (state.refusals !== refusals) return;
       if (/Timeout \d+ms exceeded/.test(message)) throw new NavigationTimeoutError(message);
       // A navigation replaced by another, or refused by the page (Firefox says so): the document stays.
       if (/NS_BINDING_ABORTED|net::ERR_ABORTED|navigation.*(interrupted|aborted)|Beforeunload prompt was rejected/i.test(message)) return;
       if (url !== undefined && /net::ERR_|NS_ERROR_/.test(message)) state.failed = { url, shown: page.url() };
       throw new Error(playwrightMessage(message));
-    } finally {
-      state.navigations.delete(refused);
     }
   }
 
@@ -584,27 +568,15 @@ export class PlaywrightContext implements DrivenBrowser {
   // ── User prompts ─────────────────────────────────────────────────────────────────────────
 
   async userPrompt(handle: string): Promise<UserPrompt | null> {
-    return this.#states.get(this.#page(handle))?.prompt ?? null;
+    return this.#prompts.current(this.#page(handle));
   }
 
   async handleUserPrompt(handle: string, accept: boolean, promptText?: string): Promise<boolean> {
-    const state = this.#states.get(this.#page(handle))!;
-    const dialog = state.dialog;
-    if (!dialog) return false;
-    state.dialog = null;
-    state.prompt = null;
-    if (accept) await dialog.accept(promptText ?? dialog.defaultValue()).catch(() => {});
-    else await dialog.dismiss().catch(() => {});
-    // The page refused to unload: the navigation that asked is cancelled (Playwright would wait for it).
-    if (!accept && dialog.type() === 'beforeunload') {
-      state.refusals++;
-      for (const cancel of state.navigations) cancel();
-    }
-    return true;
+    return this.#prompts.handle(this.#page(handle), accept, promptText);
   }
 
   onUserPromptOpened(listener: (handle: string, prompt: UserPrompt) => Promise<void> | void): void {
-    this.#promptListeners.push(listener);
+    this.#prompts.onOpened(listener);
   }
 }
 
