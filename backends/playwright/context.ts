@@ -327,8 +327,10 @@ export class PlaywrightContext implements DrivenBrowser {
           try {
             return await library.evaluate(asFunction(call), args);
           } catch (e) {
-            // The document the library lived in is gone: compile it in the new one, once.
-            if (attempt === 0 && /disposed|Cannot find context|Execution context was destroyed|object.*(not found|stale)/i.test(String(e))) {
+            // The document the library lived in was gone before the call: compile it in the new
+            // one, once. Not when the document went during the call ("Execution context was
+            // destroyed"): the call may have run, and a user's script must never run twice.
+            if (attempt === 0 && /disposed|Cannot find context|object.*(not found|stale)/i.test(String(e))) {
               this.#libraries.get(frame)?.delete(options.library);
               continue;
             }

@@ -208,6 +208,23 @@ describe('a prompt that opens during a command: the command answers, the prompt 
     await s.post('/alert/dismiss');
   });
 
+  test('a script a prompt cut short never runs again: not when its document goes, nor in the next one', LIMIT, async () => {
+    await s.navigate(pages.page('<p>counting</p>'));
+    const script = "sessionStorage.runs = Number(sessionStorage.runs || 0) + 1; setTimeout(() => window[arguments[0]]('once'), 0);";
+    for (const type of ['alert', 'confirm', 'prompt']) {
+      assert.equal(await s.post('/execute/async', { script, args: [type] }), null);
+      await s.post('/alert/accept');
+      assert.equal(await s.execute('return sessionStorage.runs'), '1');
+      await s.execute('sessionStorage.runs = 0');
+    }
+    // A new document of the same origin (same sessionStorage): the abandoned call is over.
+    await s.navigate(pages.page('<p>next</p>'));
+    // A run again would show: the count grows, or its alert opens (this command then answers null).
+    // Nothing to wait for but time: an absence.
+    assert.equal(await s.execute('return new Promise((r) => setTimeout(() => r(sessionStorage.runs), 500))'), '0');
+    await noAlert(s);
+  });
+
   test('Element Click whose handler calls confirm(): success, then the confirm is open', LIMIT, async () => {
     await s.navigate(pages.page('<button id="b" onclick="window.r = confirm(\'sure?\')">ask</button>'));
     const b = await s.find('#b');
