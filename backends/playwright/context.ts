@@ -30,6 +30,7 @@ import {
 import { PromptGuard } from '../prompt-guard.ts';
 import { cookieData } from '../shared.ts';
 import { saveDownload } from './downloads.ts';
+import { PendingNavigations } from './pending.ts';
 
 export type Engine = 'chromium' | 'firefox';
 
@@ -58,6 +59,7 @@ export class PlaywrightContext implements DrivenBrowser {
   readonly #mouseAt = new WeakMap<Page, { x: number; y: number }>();
   readonly #unlisten: (() => void)[] = [];
   readonly #prompts = new PromptGuard<Page>();
+  readonly #pendingNavigations = new PendingNavigations();
   #nextId = 0;
   #closed = false;
   #downloads: string | undefined;
@@ -86,6 +88,7 @@ export class PlaywrightContext implements DrivenBrowser {
     this.#pages.set(handle, page);
     page.on('close', () => this.#pages.delete(handle));
     this.#prompts.watch(page);
+    this.#pendingNavigations.watch(page);
     page.on('dialog', (dialog) => this.#dialogOpened(page, handle, dialog));
     page.on('download', (download) => {
       if (this.#downloads) void saveDownload(download, this.#downloads);
@@ -246,7 +249,7 @@ export class PlaywrightContext implements DrivenBrowser {
       const done = await this.#prompts.unblocked(page, true, async () => (await run(), true));
       if (done && url !== undefined) state.failed = undefined;
     } catch (e) {
-      if (e instanceof UserPromptOpenedError || e instanceof NoSuchWindowError) throw e;
+      if (e instanceof UserPromptOpenedError || e instanceof NoSuchWindowError || e instanceof NavigationTimeoutError) throw e;
       const message = e instanceof Error ? e.message : String(e);
       if (/Timeout \d+ms exceeded/.test(message)) throw new NavigationTimeoutError(message);
       // A navigation replaced by another, or refused by the page (Firefox says so): the document stays.
@@ -280,11 +283,22 @@ export class PlaywrightContext implements DrivenBrowser {
   }
 
   async waitForPendingNavigation(handle: string, strategy: PageLoadStrategy, timeoutMs: number): Promise<void> {
-    // Playwright tells whether the current document has reached a state, not whether another is
-    // on its way: a navigation that has not committed yet is not waited for (documented gap).
-    if (strategy === 'none') return;
-    const page = this.#page(handle);
-    await this.#navigation(page, () => page.waitForLoadState(WAIT_UNTIL[strategy] as 'load' | 'domcontentloaded', { timeout: playwrightTimeout(timeoutMs) }));
+    const page = this.#pages.get(handle);
+    // The input closed its own window (a link to window.close()): nothing to wait for.
+    if (strategy === 'none' || !page || page.isClosed()) return;
+    // A navigation the last input started (a form submission is a task the renderer runs after
+    // the event) is seen once the renderer ran its next task. Bounded: a prompt may block it.
+    const nextTask = page.evaluate('new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = () => r(0); c.port2.postMessage(0); })').catch(() => {});
+    await Promise.race([nextTask, new Promise((r) => setTimeout(r, 100).unref())]);
+    try {
+      await this.#navigation(page, async () => {
+        if (!(await this.#pendingNavigations.settled(page, timeoutMs))) throw new NavigationTimeoutError(`navigation did not finish within ${timeoutMs} ms`);
+        await page.waitForLoadState(WAIT_UNTIL[strategy] as 'load' | 'domcontentloaded', { timeout: playwrightTimeout(timeoutMs) });
+      });
+    } catch (e) {
+      // The input closed its own window (a link to window.close()): nothing to wait for.
+      if (!page.isClosed()) throw e;
+    }
   }
 
   async currentUrl(handle: string): Promise<string> {
@@ -405,6 +419,15 @@ export class PlaywrightContext implements DrivenBrowser {
 
   // ── Input ────────────────────────────────────────────────────────────────────────────────
 
+  /** Input into the page; the page closing meanwhile (the input closed it) is not a failure. */
+  async #input(page: Page, work: () => Promise<void>): Promise<void> {
+    try {
+      await this.#unblocked(page, work);
+    } catch (e) {
+      if (!page.isClosed()) throw e;
+    }
+  }
+
   async keyDown(handle: string, key: string): Promise<void> {
     await this.#key(this.#page(handle), 'keyDown', key);
   }
@@ -415,7 +438,7 @@ export class PlaywrightContext implements DrivenBrowser {
 
   /** Playwright knows the keys of the US layout; for others, see below. */
   async #key(page: Page, type: 'keyDown' | 'keyUp', key: string): Promise<void> {
-    await this.#unblocked(page, async () => {
+    await this.#input(page, async () => {
       try {
         await (type === 'keyDown' ? page.keyboard.down(playwrightKey(key)) : page.keyboard.up(playwrightKey(key)));
         return;
@@ -449,7 +472,7 @@ export class PlaywrightContext implements DrivenBrowser {
     const page = this.#page(handle);
     const button = event.button && event.button in BUTTONS ? BUTTONS[event.button as keyof typeof BUTTONS] : undefined;
     if (event.button && !button) throw new UnsupportedPrimitiveError(`the ${event.button} mouse button cannot be pressed through Playwright`);
-    await this.#unblocked(page, async () => {
+    await this.#input(page, async () => {
       // Playwright presses where its mouse is: a move only when it is elsewhere (one round trip less).
       const at = this.#mouseAt.get(page);
       if (event.type === 'move' || at?.x !== event.x || at?.y !== event.y) {
@@ -481,7 +504,7 @@ export class PlaywrightContext implements DrivenBrowser {
 
   async dispatchWheelInput(handle: string, event: WheelInputEvent): Promise<void> {
     const page = this.#page(handle);
-    await this.#unblocked(page, async () => {
+    await this.#input(page, async () => {
       await page.mouse.move(event.x, event.y);
       this.#mouseAt.set(page, { x: event.x, y: event.y });
       await page.mouse.wheel(event.deltaX, event.deltaY);
