@@ -103,6 +103,11 @@ export function sweepOwnedProcesses(): Promise<number> {
   return swept;
 }
 
+/** Chromium's refusal of print options (a page range past the end, no room for content): invalid argument. */
+export function isPrintRefusal(message: string): boolean {
+  return /page range|print parameters|content area/i.test(message);
+}
+
 /** Where a backend writes downloads until they are finished (DrivenBrowser.saveDownloadsTo). */
 export const PARTIAL_DOWNLOADS = '.partial';
 

@@ -2,6 +2,7 @@
 import type { Page } from 'puppeteer-core';
 import { InvalidParametersError, NoSuchWindowError, UnsupportedPrimitiveError, type PrintOptions, type Rect } from '../backend.ts';
 import { cdp } from './cdp.ts';
+import { isPrintRefusal } from '../shared.ts';
 
 /** The viewport, or `clip` of it (viewport coordinates), as base64 PNG. */
 export async function screenshot(page: Page, clip?: Rect): Promise<string> {
@@ -45,7 +46,7 @@ export async function printToPdf(page: Page, options: PrintOptions): Promise<str
   } catch (e) {
     if (page.isClosed()) throw new NoSuchWindowError('the window was closed');
     const message = e instanceof Error ? e.message : String(e);
-    if (/page range|print parameters|content area/i.test(message)) throw new InvalidParametersError(message);
+    if (isPrintRefusal(message)) throw new InvalidParametersError(message);
     if (/not (implemented|supported|available)/i.test(message)) throw new UnsupportedPrimitiveError(message);
     throw e;
   }

@@ -5,6 +5,7 @@
 // layer answers `unsupported operation`), or on Chromium goes through its CDP session.
 import type { BrowserContext, CDPSession, Dialog, Frame, JSHandle, Page } from 'playwright-core';
 import {
+  InvalidParametersError,
   NavigationTimeoutError,
   NoSuchWindowError,
   ScriptError,
@@ -28,7 +29,7 @@ import {
   type WindowType,
 } from '../backend.ts';
 import { PromptGuard } from '../prompt-guard.ts';
-import { cookieData } from '../shared.ts';
+import { cookieData, isPrintRefusal } from '../shared.ts';
 import { saveDownload } from './downloads.ts';
 import { PendingNavigations } from './pending.ts';
 
@@ -522,25 +523,32 @@ export class PlaywrightContext implements DrivenBrowser {
   async printToPdf(handle: string, options: PrintOptions): Promise<string> {
     const page = this.#page(handle);
     const pdf = await this.#unblocked(page, () =>
-      page.pdf({
-        landscape: options.landscape,
-        printBackground: options.background,
-        scale: options.scale,
-        width: `${options.width}cm`,
-        height: `${options.height}cm`,
-        margin: { top: `${options.margin.top}cm`, bottom: `${options.margin.bottom}cm`, left: `${options.margin.left}cm`, right: `${options.margin.right}cm` },
-        pageRanges: options.pageRanges.map(({ first, last }) => (last === undefined ? `${first}-` : `${first}-${last}`)).join(','),
-        preferCSSPageSize: !options.shrinkToFit,
-      }),
+      page
+        .pdf({
+          landscape: options.landscape,
+          printBackground: options.background,
+          scale: options.scale,
+          width: `${options.width}cm`,
+          height: `${options.height}cm`,
+          margin: { top: `${options.margin.top}cm`, bottom: `${options.margin.bottom}cm`, left: `${options.margin.left}cm`, right: `${options.margin.right}cm` },
+          pageRanges: options.pageRanges.map(({ first, last }) => (last === undefined ? `${first}-` : `${first}-${last}`)).join(','),
+          preferCSSPageSize: !options.shrinkToFit,
+        })
+        .catch((e: unknown) => {
+          const message = playwrightMessage(e instanceof Error ? e.message : String(e));
+          throw isPrintRefusal(message) ? new InvalidParametersError(message) : e;
+        }),
     );
     return pdf.toString('base64');
   }
 
-  async accessibleNode(context: BrowsingContext): Promise<AccessibleNode> {
-    this.#frame(context);
+  async accessibleNode(context: BrowsingContext, functionDeclaration: string, args: unknown[]): Promise<AccessibleNode> {
+    // The element is checked first (no such element, stale): only a good one meets the gap.
     // Playwright's public API no longer has the accessibility tree of one element (only ARIA
-    // snapshots of a subtree, which are not the computed role and name the spec asks for).
-    throw new UnsupportedPrimitiveError('computed role and label are not available through Playwright');
+    // snapshots of a subtree, its own computation, not the browser's role and name).
+    return this.#element(context, functionDeclaration, args, async () => {
+      throw new UnsupportedPrimitiveError('computed role and label are not available through Playwright');
+    });
   }
 
   // ── Cookies ──────────────────────────────────────────────────────────────────────────────
