@@ -26,6 +26,13 @@ interface PlaywrightLaunchSpec extends LaunchSpec {
 /** Firefox switches that hand over the browser or its profile: never from capabilities. */
 const FIREFOX_RESERVED = /^--?(profile|P|remote-debugging-port|remote-allow-hosts|remote-allow-origins|marionette|start-debugger-server|new-instance|no-remote|setDefaultBrowser)(=|$)/i;
 
+/**
+ * Prefs every Firefox gets (a session's own prefs may override them). No back-forward cache: a
+ * page restored from it fires no load event, and Back would wait for one forever (native
+ * Chromium runs with --disable-back-forward-cache for the same reason).
+ */
+const FIREFOX_PREFS = { 'browser.sessionhistory.max_total_viewers': 0 };
+
 /** moz:firefoxOptions.prefs: names to strings, numbers or booleans. */
 function firefoxPrefs(value: unknown): Record<string, string | number | boolean> {
   if (value === undefined) return {};
@@ -117,7 +124,7 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
       try {
         browser =
           spec.engine === 'firefox'
-            ? await firefox.launch({ ...common, channel: 'moz-firefox', args: spec.args, firefoxUserPrefs: spec.prefs })
+            ? await firefox.launch({ ...common, channel: 'moz-firefox', args: spec.args, firefoxUserPrefs: { ...FIREFOX_PREFS, ...spec.prefs } })
             : await chromium.launch({
                 ...common,
                 args: [...(process.getuid?.() === 0 ? ['--no-sandbox'] : []), '--disable-dev-shm-usage', '--disable-gpu', '--window-size=1280,800', ...spec.args],
