@@ -275,7 +275,12 @@ export class PlaywrightContext implements DrivenBrowser {
   async traverseHistory(handle: string, delta: -1 | 1, strategy: PageLoadStrategy, timeoutMs: number): Promise<void> {
     const page = this.#page(handle);
     const options = { waitUntil: WAIT_UNTIL[strategy], timeout: playwrightTimeout(timeoutMs) };
-    await this.#navigation(page, () => (delta < 0 ? page.goBack(options) : page.goForward(options)));
+    await this.#navigation(page, async () => {
+      // Playwright does not see Firefox traverse within a document (to or from a fragment): its
+      // goBack waits for a load that never comes. The page's Navigation API does it and says when.
+      if (this.#engine === 'firefox' && (await page.evaluate(asFunction(SAME_DOCUMENT_TRAVERSAL), delta))) return;
+      await (delta < 0 ? page.goBack(options) : page.goForward(options));
+    });
   }
 
   async reload(handle: string, strategy: PageLoadStrategy, timeoutMs: number): Promise<void> {
@@ -304,10 +309,12 @@ export class PlaywrightContext implements DrivenBrowser {
 
   async currentUrl(handle: string): Promise<string> {
     const page = this.#page(handle);
+    // Firefox: Playwright misses same-document traversals (above); the document knows its URL.
+    const url = this.#engine === 'firefox' ? ((await this.#unblocked(page, () => page.evaluate('location.href'))) as string) : page.url();
     // After a failed navigation the document is the browser's error page; its URL is the one asked
     // for (as chromedriver answers), until the page goes elsewhere.
     const failed = this.#states.get(page)?.failed;
-    return failed && (failed.shown === page.url() || /^(chrome-error:|about:neterror)/.test(page.url())) ? failed.url : page.url();
+    return failed && (failed.shown === url || /^(chrome-error:|about:neterror)/.test(url)) ? failed.url : url;
   }
 
   // ── Script ───────────────────────────────────────────────────────────────────────────────
@@ -643,6 +650,18 @@ function pathMatches(requestPath: string, cookiePath: string): boolean {
 function playwrightTimeout(ms: number): number {
   return ms === 0 ? 1 : ms > 2 ** 31 - 1 ? 0 : ms;
 }
+
+/**
+ * Traverse history by `delta` within the document, when the entry there is of this document:
+ * true once done; false when it is not (another document, or no entry), leaving it to goBack.
+ */
+const SAME_DOCUMENT_TRAVERSAL = `async (delta) => {
+  if (typeof navigation === 'undefined' || !navigation.currentEntry) return false;
+  const entry = navigation.entries()[navigation.currentEntry.index + delta];
+  if (!entry || !entry.sameDocument) return false;
+  await navigation.traverseTo(entry.key).finished;
+  return true;
+}`;
 
 /** W3C key values Playwright names otherwise. */
 const KEY_NAMES: Record<string, string> = { ' ': 'Space', Meta: 'Meta', OS: 'Meta' };
