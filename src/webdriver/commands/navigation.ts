@@ -61,7 +61,14 @@ export const getTitle = sessionCommand({
     const context = { window: await session.currentTopLevel(), frames: [] };
     const read = () => session.browser.callFunction(context, 'function () { return document.title; }', []);
     // Reading is idempotent: after a navigation that did not wait (strategy none), Chromium
-    // holds the call until the new document commits, then drops it with the old one.
-    return read().catch((e: unknown) => (e instanceof Error && CONTEXT_GONE.test(e.message) ? read() : Promise.reject(e)));
+    // holds the call until the new document commits, then drops it with the old one; through
+    // Playwright a second call may still meet the old document. A few tries, then the error.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await read();
+      } catch (e) {
+        if (!(e instanceof Error && CONTEXT_GONE.test(e.message)) || attempt === 3) throw e;
+      }
+    }
   },
 });
