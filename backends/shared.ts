@@ -103,6 +103,13 @@ export function sweepOwnedProcesses(): Promise<number> {
   return swept;
 }
 
+/**
+ * An expression whose promise settles once the page has handled a wheel event just dispatched
+ * (it arrives through the compositor, after the dispatch answers): two frames, or 100 ms for a
+ * hidden page, which has none.
+ */
+export const WHEEL_SETTLED = 'new Promise((resolve) => { requestAnimationFrame(() => requestAnimationFrame(() => resolve())); setTimeout(resolve, 100); })';
+
 /** Chromium's refusal of print options (a page range past the end, no room for content): invalid argument. */
 export function isPrintRefusal(message: string): boolean {
   return /page range|print parameters|content area/i.test(message);

@@ -9,6 +9,7 @@ import {
   type TouchInputEvent,
   type WheelInputEvent,
 } from '../backend.ts';
+import { WHEEL_SETTLED } from '../shared.ts';
 import { cdp } from './cdp.ts';
 import { isKnownKey, isNamedKey, virtualKeyCode } from './keys.ts';
 
@@ -146,7 +147,6 @@ function heldButton(buttons: number): (typeof MOUSE_BUTTONS)[number] | 'none' {
   return 'none';
 }
 
-const WHEEL_SETTLED = 'new Promise((resolve) => { requestAnimationFrame(() => requestAnimationFrame(() => resolve())); setTimeout(resolve, 100); })';
 
 /** An Input call: the window closing under it (a handler closed it) is no such window. */
 async function inputCall<T>(page: Page, send: () => Promise<T>): Promise<T> {

@@ -29,7 +29,7 @@ import {
   type WindowType,
 } from '../backend.ts';
 import { PromptGuard } from '../prompt-guard.ts';
-import { cookieData, isPrintRefusal } from '../shared.ts';
+import { cookieData, isPrintRefusal, WHEEL_SETTLED } from '../shared.ts';
 import { saveDownload } from './downloads.ts';
 import { PendingNavigations } from './pending.ts';
 
@@ -516,6 +516,7 @@ export class PlaywrightContext implements DrivenBrowser {
       await page.mouse.move(event.x, event.y);
       this.#mouseAt.set(page, { x: event.x, y: event.y });
       await page.mouse.wheel(event.deltaX, event.deltaY);
+      await page.evaluate(WHEEL_SETTLED);
     });
   }
 

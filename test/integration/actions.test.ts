@@ -32,7 +32,7 @@ const record = (e) => {
   if (e instanceof MouseEvent) Object.assign(o, { x: e.clientX, y: e.clientY, button: e.button, buttons: e.buttons, detail: e.detail });
   if (e instanceof PointerEvent) Object.assign(o, { pointerType: e.pointerType, width: e.width, height: e.height, pressure: Math.round(e.pressure * 100) / 100, tiltX: e.tiltX, tiltY: e.tiltY, twist: e.twist });
   if (e instanceof WheelEvent) Object.assign(o, { deltaX: e.deltaX, deltaY: e.deltaY });
-  if (e instanceof TouchEvent) o.touches = e.touches.length;
+  if (typeof TouchEvent !== 'undefined' && e instanceof TouchEvent) o.touches = e.touches.length; // Firefox desktop has no TouchEvent
   if ('shiftKey' in e) Object.assign(o, { shift: e.shiftKey, ctrl: e.ctrlKey, alt: e.altKey, meta: e.metaKey });
   events.push(o);
 };
