@@ -493,8 +493,10 @@ export class PlaywrightContext implements DrivenBrowser {
   }
 
   async dispatchKeyInput(handle: string, event: KeyInputEvent): Promise<void> {
-    if (event.type === 'keyDown') await this.keyDown(handle, event.key);
-    else await this.keyUp(handle, event.key);
+    // A right-hand modifier is named by its code in Playwright's layout ("ShiftRight").
+    const key = event.location === 2 && /^(Shift|Control|Alt|Meta)Right$/.test(event.code) ? event.code : event.key;
+    if (event.type === 'keyDown') await this.keyDown(handle, key);
+    else await this.keyUp(handle, key);
   }
 
   async dispatchPointerInput(handle: string, event: PointerInputEvent): Promise<void> {

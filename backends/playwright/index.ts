@@ -127,6 +127,9 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
             ? await firefox.launch({ ...common, channel: 'moz-firefox', args: spec.args, firefoxUserPrefs: { ...FIREFOX_PREFS, ...spec.prefs } })
             : await chromium.launch({
                 ...common,
+                // Scroll bars as a user has them (and as native Chromium draws them): hit testing
+                // and element visibility at a frame's edge depend on them.
+                ignoreDefaultArgs: ['--hide-scrollbars'],
                 args: [...(process.getuid?.() === 0 ? ['--no-sandbox'] : []), '--disable-dev-shm-usage', '--disable-gpu', '--window-size=1280,800', ...spec.args],
               });
       } catch (e) {
