@@ -31,6 +31,7 @@ import {
 import { PromptGuard } from '../prompt-guard.ts';
 import { cookieData, isPrintRefusal, WHEEL_SETTLED } from '../shared.ts';
 import { saveDownload } from './downloads.ts';
+import { FIREFOX_GAPS, GAPS } from './gaps.ts';
 import { PendingNavigations } from './pending.ts';
 
 export type Engine = 'chromium' | 'firefox';
@@ -146,7 +147,7 @@ export class PlaywrightContext implements DrivenBrowser {
   }
 
   async #cdp(page: Page, what: string): Promise<CDPSession> {
-    if (this.#engine !== 'chromium') throw new UnsupportedPrimitiveError(`${what} is not available in Firefox through Playwright`);
+    if (this.#engine !== 'chromium') throw new UnsupportedPrimitiveError(`${what}: ${FIREFOX_GAPS.windowBounds}`);
     return this.#context.newCDPSession(page);
   }
 
@@ -459,7 +460,7 @@ export class PlaywrightContext implements DrivenBrowser {
         if (type === 'keyDown') await page.keyboard.insertText(key);
         return;
       }
-      if (this.#engine !== 'chromium') throw new UnsupportedPrimitiveError(`the key ${JSON.stringify(key)} cannot be pressed in Firefox through Playwright`);
+      if (this.#engine !== 'chromium') throw new UnsupportedPrimitiveError(`${JSON.stringify(key)}: ${FIREFOX_GAPS.namedKeys}`);
       const cdp = await this.#keyboardSession(page);
       await cdp.send('Input.dispatchKeyEvent', { type: type === 'keyDown' ? 'rawKeyDown' : 'keyUp', key });
     });
@@ -500,7 +501,7 @@ export class PlaywrightContext implements DrivenBrowser {
   }
 
   async dispatchPointerInput(handle: string, event: PointerInputEvent): Promise<void> {
-    if (event.pointerType !== 'mouse') throw new UnsupportedPrimitiveError('pen input cannot be dispatched through Playwright');
+    if (event.pointerType !== 'mouse') throw new UnsupportedPrimitiveError(GAPS.penInput);
     const button = event.button === undefined ? undefined : POINTER_BUTTONS[event.button];
     if (event.button !== undefined && !button) throw new UnsupportedPrimitiveError(`mouse button ${event.button} cannot be pressed through Playwright`);
     const type = event.type === 'pointerMove' ? 'move' : event.type === 'pointerDown' ? 'down' : 'up';
@@ -509,7 +510,7 @@ export class PlaywrightContext implements DrivenBrowser {
 
   async dispatchTouchInput(handle: string, _event: TouchInputEvent): Promise<void> {
     this.#page(handle);
-    throw new UnsupportedPrimitiveError('touch input cannot be dispatched through Playwright (only taps)');
+    throw new UnsupportedPrimitiveError(GAPS.touchInput);
   }
 
   async dispatchWheelInput(handle: string, event: WheelInputEvent): Promise<void> {
@@ -554,10 +555,8 @@ export class PlaywrightContext implements DrivenBrowser {
 
   async accessibleNode(context: BrowsingContext, functionDeclaration: string, args: unknown[]): Promise<AccessibleNode> {
     // The element is checked first (no such element, stale): only a good one meets the gap.
-    // Playwright's public API no longer has the accessibility tree of one element (only ARIA
-    // snapshots of a subtree, its own computation, not the browser's role and name).
     return this.#element(context, functionDeclaration, args, async () => {
-      throw new UnsupportedPrimitiveError('computed role and label are not available through Playwright');
+      throw new UnsupportedPrimitiveError(GAPS.computedRole);
     });
   }
 

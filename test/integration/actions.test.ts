@@ -1,6 +1,7 @@
 // Perform Actions and Release Actions (spec §15) against real Chromium through the server: the
 // page records the trusted events it receives.
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { after, before, beforeEach, describe } from 'node:test';
+import { test } from '../helpers/gaps.ts';
 import assert from 'node:assert/strict';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { closeSessionFixture, openSessionFixture } from '../helpers/fixture.ts';

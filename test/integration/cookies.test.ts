@@ -1,6 +1,7 @@
 // Cookies (spec §14 "Cookies": Get All / Get Named / Add / Delete / Delete All) against real
 // Chromium through the server. Pages come from the loopback page server (http://127.0.0.1).
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { after, before, beforeEach, describe } from 'node:test';
+import { test } from '../helpers/gaps.ts';
 import assert from 'node:assert/strict';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { closeSessionFixture, openSessionFixture } from '../helpers/fixture.ts';

@@ -1,6 +1,7 @@
 // Get Page Source (spec §13.1), Print Page (§18.1) and Get Computed Role / Label (§12.4.9-10)
 // against real Chromium through the server.
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe } from 'node:test';
+import { test } from '../helpers/gaps.ts';
 import assert from 'node:assert/strict';
 import { inflateSync } from 'node:zlib';
 import type { TestGateway } from '../helpers/gateway.ts';

@@ -1,7 +1,8 @@
 // Selenium Grid's managed downloads through the gateway: with se:downloadsEnabled a session's
 // downloads are saved into a folder of its own, listed, answered as ZIP archives and deleted
 // through /session/{id}/se/files, and never seen by another session in the same browser.
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe } from 'node:test';
+import { test } from '../helpers/gaps.ts';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,6 @@
 // Element Retrieval and Element State (spec §12.3, §12.4) against real Chromium through the server.
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe } from 'node:test';
+import { test } from '../helpers/gaps.ts';
 import assert from 'node:assert/strict';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { closeSessionFixture, openSessionFixture } from '../helpers/fixture.ts';

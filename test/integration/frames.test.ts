@@ -2,7 +2,8 @@
 // context when it is a frame (same-origin and out-of-process cross-origin ones), and web frame /
 // web window references (spec "WindowProxy reference object", "JSON deserialize"), against real
 // Chromium through the server.
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe } from 'node:test';
+import { test } from '../helpers/gaps.ts';
 import assert from 'node:assert/strict';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { closeSessionFixture, openSessionFixture } from '../helpers/fixture.ts';

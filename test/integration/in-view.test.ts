@@ -1,7 +1,8 @@
 // Element Click's "in-view center point" (spec §12.5.1) where what a user sees is less than the
 // viewport: scroll bars cover part of it, and a frame shows only what its ancestors let through.
 // Sizes are explicit so the geometry does not depend on the machine's fonts.
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe } from 'node:test';
+import { test } from '../helpers/gaps.ts';
 import assert from 'node:assert/strict';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { closeSessionFixture, openSessionFixture } from '../helpers/fixture.ts';

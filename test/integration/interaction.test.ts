@@ -1,6 +1,7 @@
 // Element Click, Element Clear and Element Send Keys (spec §12.5) against real Chromium through
 // the server.
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe } from 'node:test';
+import { test } from '../helpers/gaps.ts';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

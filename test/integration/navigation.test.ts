@@ -1,6 +1,7 @@
 // Navigation (spec §10) against real Chromium through the server: Navigate To with each page
 // load strategy and the page load timeout, history traversal, refresh, fragments, failures.
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe } from 'node:test';
+import { test } from '../helpers/gaps.ts';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { createServer as createHttpServer, type ServerResponse } from 'node:http';

@@ -1,7 +1,8 @@
 // User prompts (spec §16) against real Chromium through the server: the four alert commands,
 // the unhandledPromptBehavior handlers (string and object forms, each in its own session),
 // beforeunload prompts, and commands a prompt opened during (they must answer, never hang).
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe } from 'node:test';
+import { test } from '../helpers/gaps.ts';
 import assert from 'node:assert/strict';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { closeSessionFixture, openSessionFixture } from '../helpers/fixture.ts';

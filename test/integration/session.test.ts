@@ -1,6 +1,7 @@
 // New Session, Delete Session, Status and the timeouts commands (spec §8, §9) against real
 // Chromium through the server.
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe } from 'node:test';
+import { test } from '../helpers/gaps.ts';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';

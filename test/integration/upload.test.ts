@@ -1,7 +1,8 @@
 // Selenium Grid's remote file upload (POST /session/{id}/se/file) through the server: the file
 // lands in the session's temporary directory, works with an <input type=file>, and goes with
 // the session (Delete Session, gateway shutdown).
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe } from 'node:test';
+import { test } from '../helpers/gaps.ts';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

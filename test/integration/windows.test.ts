@@ -1,6 +1,7 @@
 // Contexts (spec §11) against real Chromium through the server: window handles, New Window,
 // Switch To Window, Close Window, and the window rect and state commands.
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe } from 'node:test';
+import { test } from '../helpers/gaps.ts';
 import assert from 'node:assert/strict';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { closeSessionFixture, openSessionFixture } from '../helpers/fixture.ts';

@@ -1,0 +1,17 @@
+// What the Playwright backend cannot do as the W3C spec asks, by engine, each with why. Where a
+// command meets one it answers `unsupported operation` with this text; the test suite, run on
+// this backend, skips the tests that meet one and says which (test/helpers/gaps.ts); the README
+// lists them. Everything not declared here must behave as on the native backend.
+export const GAPS = {
+  touchInput: 'touch input cannot be dispatched through Playwright (it only taps)',
+  penInput: 'pen input cannot be dispatched through Playwright',
+  computedRole: 'computed role and label are not available through Playwright (its ARIA snapshots are its own computation, not the browser\'s)',
+  userActivation: "Playwright's evaluate gives the page user activation, reads included",
+  keyboardLayout: "Playwright's keyboard is the US layout: numpad keys come as their NumLock-off keys, other layouts' characters as text input without key events",
+} as const;
+
+/** Further gaps of Firefox (WebDriver BiDi through Playwright). */
+export const FIREFOX_GAPS = {
+  windowBounds: 'window bounds and states are not available in Firefox through Playwright',
+  namedKeys: 'keys outside the US layout cannot be pressed in Firefox through Playwright',
+} as const;
