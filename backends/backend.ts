@@ -192,15 +192,6 @@ export interface CookieData {
   sameSite: 'Lax' | 'Strict' | 'None';
 }
 
-export interface MouseEventParams {
-  type: 'move' | 'down' | 'up';
-  /** CSS pixels relative to the top-level viewport. */
-  x: number;
-  y: number;
-  button?: 'left' | 'middle' | 'right' | 'back' | 'forward';
-  clickCount?: number;
-}
-
 // ── Perform Actions input (spec §15 "Actions"; owned by the actions chapter) ────────────────
 // Exact key and pointer events: W3C decides key, code, location, buttons, click counts and
 // modifiers; a backend only delivers them as trusted input.
@@ -380,14 +371,9 @@ export interface DrivenBrowser {
    */
   contentFrameId(context: BrowsingContext, functionDeclaration: string, args: unknown[]): Promise<string | null>;
 
-  // Input, dispatched to the window's page as trusted events.
-  /** `key` is a W3C/DOM key value ("a", "Enter", "Shift", "ArrowLeft", "é"). */
-  keyDown(handle: string, key: string): Promise<void>;
-  keyUp(handle: string, key: string): Promise<void>;
-  mouseEvent(handle: string, event: MouseEventParams): Promise<void>;
-
-  // Perform Actions input (spec §15; the actions chapter's section). Each resolves once the
-  // page has received the event.
+  // Input, dispatched to the window's page as trusted events: Perform Actions, and Element Click
+  // and Send Keys as actions too (src/webdriver/element-input.ts). Each resolves once the page
+  // has received the event.
   dispatchKeyInput(handle: string, event: KeyInputEvent): Promise<void>;
   dispatchPointerInput(handle: string, event: PointerInputEvent): Promise<void>;
   dispatchTouchInput(handle: string, event: TouchInputEvent): Promise<void>;

@@ -15,7 +15,6 @@ import {
   type CallOptions,
   type CookieData,
   type DrivenBrowser,
-  type MouseEventParams,
   type PageLoadStrategy,
   type Rect,
   type WindowState,
@@ -67,10 +66,7 @@ const PROMPT_BLOCKED_PRIMITIVES = [
   'callFunction',
   'setFileInputFiles',
   'contentFrameId',
-  'keyDown',
-  'keyUp',
-  'mouseEvent',
-  'dispatchKeyInput', // Perform Actions input
+  'dispatchKeyInput', // input
   'dispatchPointerInput',
   'dispatchTouchInput',
   'dispatchWheelInput',
@@ -415,18 +411,6 @@ export class NativeContext implements DrivenBrowser {
   }
 
   // ── Input ────────────────────────────────────────────────────────────────────────────────
-
-  async keyDown(handle: string, key: string): Promise<void> {
-    await input.keyDown(await this.#page(handle), key);
-  }
-
-  async keyUp(handle: string, key: string): Promise<void> {
-    await input.keyUp(await this.#page(handle), key);
-  }
-
-  async mouseEvent(handle: string, event: MouseEventParams): Promise<void> {
-    await input.mouseEvent(await this.#page(handle), event);
-  }
 
   async dispatchKeyInput(handle: string, event: KeyInputEvent): Promise<void> {
     await input.dispatchKeyInput(await this.#page(handle), event);

@@ -1,51 +1,32 @@
-// Trusted input for the native backend: puppeteer's keyboard and mouse for Element Click and
-// Send Keys, raw CDP Input events for Perform Actions (exact key, code, location, buttons).
-import type { KeyInput, Page } from 'puppeteer-core';
+// Trusted input for the native backend: raw CDP Input events with exactly the key, code,
+// location, buttons, click counts and modifiers W3C computed (Perform Actions, and Element
+// Click and Send Keys as actions).
+import type { Page } from 'puppeteer-core';
 import {
   NoSuchWindowError,
   type KeyInputEvent,
-  type MouseEventParams,
   type PointerInputEvent,
   type TouchInputEvent,
   type WheelInputEvent,
 } from '../backend.ts';
 import { WHEEL_SETTLED } from '../shared.ts';
 import { cdp } from './cdp.ts';
-import { isKnownKey, isNamedKey, virtualKeyCode } from './keys.ts';
+import { virtualKeyCode } from './keys.ts';
 
-/** Where the mouse is, per page (puppeteer tracks it too, but privately). */
-const pointers = new WeakMap<Page, { x: number; y: number }>();
 
-export async function keyDown(page: Page, key: string): Promise<void> {
-  if (isKnownKey(key)) await page.keyboard.down(key as KeyInput);
-  else if (isNamedKey(key)) await cdp(page).send('Input.dispatchKeyEvent', { type: 'rawKeyDown', key });
-  else await page.keyboard.sendCharacter(key); // outside the US layout: insert the text
-}
-
-export async function keyUp(page: Page, key: string): Promise<void> {
-  if (isKnownKey(key)) await page.keyboard.up(key as KeyInput);
-  else if (isNamedKey(key)) await cdp(page).send('Input.dispatchKeyEvent', { type: 'keyUp', key });
-}
-
-export async function mouseEvent(page: Page, event: MouseEventParams): Promise<void> {
-  const options = { button: event.button ?? 'left', clickCount: event.clickCount ?? 1 } as const;
-  // Each dispatched move waits for the renderer: press and release move only when needed.
-  const at = pointers.get(page);
-  if (event.type === 'move' || !at || at.x !== event.x || at.y !== event.y) {
-    await page.mouse.move(event.x, event.y);
-    pointers.set(page, { x: event.x, y: event.y });
-  }
-  if (event.type === 'down') await pressButton(page, options);
-  else if (event.type === 'up') await page.mouse.up(options);
-}
-
-// ── Perform Actions input (the actions chapter; spec §15) ─────────────────────────────────
-// Raw CDP rather than puppeteer's keyboard and mouse, so that key, code, location, buttons,
-// click counts and modifiers are exactly the ones W3C computed.
+/**
+ * A key event carries at most 3 UTF-16 units of text (Chromium's keyboard event): a longer
+ * grapheme cluster (an emoji with a skin tone) is inserted as text, as an input method does.
+ */
+const tooLongForAKey = (text: string) => text.length > 3 && !/^[A-Za-z][A-Za-z0-9]*$/.test(text);
 
 export async function dispatchKeyInput(page: Page, event: KeyInputEvent): Promise<void> {
   const keyCode = virtualKeyCode(event.key, event.code);
   const down = event.type === 'keyDown';
+  if (tooLongForAKey(event.key)) {
+    if (down && event.text) await inputCall(page, () => cdp(page).send('Input.insertText', { text: event.text }));
+    return;
+  }
   await inputCall(page, () =>
     cdp(page).send('Input.dispatchKeyEvent', {
       // A keyDown with text also fires keypress and types it; a rawKeyDown fires keydown only.
@@ -84,8 +65,6 @@ export async function dispatchPointerInput(page: Page, event: PointerInputEvent)
       ...(event.twist !== undefined && { twist: event.twist }),
     }),
   );
-  // Element Click skips moves to where the mouse already is.
-  if (event.pointerType === 'mouse') pointers.set(page, { x: event.x, y: event.y });
 }
 
 export async function dispatchTouchInput(page: Page, event: TouchInputEvent): Promise<void> {
@@ -118,19 +97,6 @@ export async function dispatchWheelInput(page: Page, event: WheelInputEvent): Pr
   // The wheel event reaches the page after the call answers (through the compositor): give
   // the page two frames to handle it (a hidden page has no frames: at most 100 ms).
   await inputCall(page, () => client.send('Runtime.evaluate', { expression: WHEEL_SETTLED, awaitPromise: true }));
-}
-/**
- * Press a mouse button. One still held (a user prompt opened on its press, and the release
- * never came) is released first, as a user's finger would be.
- */
-async function pressButton(page: Page, options: Parameters<Page['mouse']['down']>[0]): Promise<void> {
-  try {
-    await page.mouse.down(options);
-  } catch (e) {
-    if (!(e instanceof Error && /is already pressed/.test(e.message))) throw e;
-    await page.mouse.up(options);
-    await page.mouse.down(options);
-  }
 }
 
 

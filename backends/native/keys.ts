@@ -1,16 +1,6 @@
-// Which W3C key values puppeteer's keyboard knows (its US layout); others are inserted as text.
+// Windows virtual key codes of the US layout, from puppeteer's key table.
 import { _keyDefinitions } from 'puppeteer-core/internal/common/USKeyboardLayout.js';
 
-export function isKnownKey(key: string): boolean {
-  return Object.hasOwn(_keyDefinitions, key);
-}
-
-/** A named key value ("ZenkakuHankaku") the layout lacks: sent as a bare key event, never as text. */
-export function isNamedKey(key: string): boolean {
-  return /^[A-Z][A-Za-z0-9]+$/.test(key);
-}
-
-// ── Perform Actions (the actions chapter): Windows virtual key codes ────────────────────────
 /**
  * The Windows virtual key code of a key on the US layout (KeyboardEvent.keyCode; Chromium's
  * editing shortcuts such as Control+A and Backspace go by it): by the physical key `code` when

@@ -17,7 +17,6 @@ import {
   type CookieData,
   type DrivenBrowser,
   type KeyInputEvent,
-  type MouseEventParams,
   type PageLoadStrategy,
   type PointerInputEvent,
   type PrintOptions,
@@ -37,7 +36,6 @@ import { PendingNavigations } from './pending.ts';
 export type Engine = 'chromium' | 'firefox';
 
 const WAIT_UNTIL = { none: 'commit', eager: 'domcontentloaded', normal: 'load' } as const;
-const BUTTONS = { left: 'left', middle: 'middle', right: 'right' } as const;
 const POINTER_BUTTONS = ['left', 'middle', 'right'] as const;
 
 /** Per page: its window handle, and its last failed navigation. */
@@ -437,14 +435,6 @@ export class PlaywrightContext implements DrivenBrowser {
     }
   }
 
-  async keyDown(handle: string, key: string): Promise<void> {
-    await this.#key(this.#page(handle), 'keyDown', key);
-  }
-
-  async keyUp(handle: string, key: string): Promise<void> {
-    await this.#key(this.#page(handle), 'keyUp', key);
-  }
-
   /** Playwright knows the keys of the US layout; for others, see below. */
   async #key(page: Page, type: 'keyDown' | 'keyUp', key: string): Promise<void> {
     await this.#input(page, async () => {
@@ -477,27 +467,24 @@ export class PlaywrightContext implements DrivenBrowser {
     return session;
   }
 
-  async mouseEvent(handle: string, event: MouseEventParams): Promise<void> {
-    const page = this.#page(handle);
-    const button = event.button && event.button in BUTTONS ? BUTTONS[event.button as keyof typeof BUTTONS] : undefined;
-    if (event.button && !button) throw new UnsupportedPrimitiveError(`the ${event.button} mouse button cannot be pressed through Playwright`);
+  /** A mouse move, press or release through Playwright's mouse, which presses where it is. */
+  async #mouse(page: Page, type: 'move' | 'down' | 'up', x: number, y: number, button: (typeof POINTER_BUTTONS)[number], clickCount: number): Promise<void> {
     await this.#input(page, async () => {
-      // Playwright presses where its mouse is: a move only when it is elsewhere (one round trip less).
+      // A move only when it is elsewhere (one round trip less).
       const at = this.#mouseAt.get(page);
-      if (event.type === 'move' || at?.x !== event.x || at?.y !== event.y) {
-        await page.mouse.move(event.x, event.y);
-        this.#mouseAt.set(page, { x: event.x, y: event.y });
+      if (type === 'move' || at?.x !== x || at?.y !== y) {
+        await page.mouse.move(x, y);
+        this.#mouseAt.set(page, { x, y });
       }
-      if (event.type === 'down') await page.mouse.down({ button: button ?? 'left', clickCount: event.clickCount ?? 1 });
-      if (event.type === 'up') await page.mouse.up({ button: button ?? 'left', clickCount: event.clickCount ?? 1 });
+      if (type === 'down') await page.mouse.down({ button, clickCount });
+      if (type === 'up') await page.mouse.up({ button, clickCount });
     });
   }
 
   async dispatchKeyInput(handle: string, event: KeyInputEvent): Promise<void> {
     // A right-hand modifier is named by its code in Playwright's layout ("ShiftRight").
     const key = event.location === 2 && /^(Shift|Control|Alt|Meta)Right$/.test(event.code) ? event.code : event.key;
-    if (event.type === 'keyDown') await this.keyDown(handle, key);
-    else await this.keyUp(handle, key);
+    await this.#key(this.#page(handle), event.type, key);
   }
 
   async dispatchPointerInput(handle: string, event: PointerInputEvent): Promise<void> {
@@ -505,7 +492,7 @@ export class PlaywrightContext implements DrivenBrowser {
     const button = event.button === undefined ? undefined : POINTER_BUTTONS[event.button];
     if (event.button !== undefined && !button) throw new UnsupportedPrimitiveError(`mouse button ${event.button} cannot be pressed through Playwright`);
     const type = event.type === 'pointerMove' ? 'move' : event.type === 'pointerDown' ? 'down' : 'up';
-    await this.mouseEvent(handle, { type, x: event.x, y: event.y, button, clickCount: event.clickCount });
+    await this.#mouse(this.#page(handle), type, event.x, event.y, button ?? 'left', event.clickCount ?? 1);
   }
 
   async dispatchTouchInput(handle: string, _event: TouchInputEvent): Promise<void> {

@@ -3,9 +3,9 @@
 // then dispatched as trusted events through the backend, and a navigation it started is awaited.
 import { access, realpath } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
-import type { BrowsingContext, DrivenBrowser, Rect } from '../../../backends/backend.ts';
+import type { BrowsingContext, Rect } from '../../../backends/backend.ts';
 import { error } from '../errors.ts';
-import { graphemeClusters, isModifierKey, normalisedKeyValue, NULL_KEY, shiftedKey } from '../keys.ts';
+import { clickAt, typeText } from '../element-input.ts';
 import { frameBoxes, framesDrawn, mapToTopLevel } from '../frames.ts';
 import { callAtom, RAW_ATOM } from '../page/index.ts';
 import { p } from '../params.ts';
@@ -69,11 +69,7 @@ export const elementClick = sessionCommand({
       const context = await session.currentContext();
       // Frames: the point is in the frame's viewport; mouse input goes to the top-level one.
       const { x, y } = await clickPoint(session, context, id, target);
-      const handle = context.window;
-      const { browser } = session;
-      await browser.mouseEvent(handle, { type: 'move', x, y });
-      await browser.mouseEvent(handle, { type: 'down', x, y, button: 'left', clickCount: 1 });
-      await browser.mouseEvent(handle, { type: 'up', x, y, button: 'left', clickCount: 1 });
+      await clickAt(session.browser, context.window, { x, y });
     }
     await awaitNavigation(session);
     return null;
@@ -90,42 +86,6 @@ export const elementClear = sessionCommand({
 });
 
 // ── Element Send Keys (spec §12.5.3) ─────────────────────────────────────────────────────────
-
-/**
- * Spec "dispatch actions for a string" for one keyboard: each grapheme cluster is pressed and
- * released; modifiers are sticky (pressing one toggles it), the NULL key releases them all, and
- * whatever is still held is released at the end.
- */
-async function typeText(browser: DrivenBrowser, handle: string, text: string): Promise<void> {
-  const held = new Set<string>();
-  const releaseAll = async () => {
-    for (const key of held) await browser.keyUp(handle, key);
-    held.clear();
-  };
-  try {
-    for (const cluster of graphemeClusters(text)) {
-      if (cluster === NULL_KEY) {
-        await releaseAll();
-        continue;
-      }
-      let key = normalisedKeyValue(cluster);
-      if (isModifierKey(key)) {
-        if (held.delete(key)) await browser.keyUp(handle, key);
-        else {
-          held.add(key);
-          await browser.keyDown(handle, key);
-        }
-        continue;
-      }
-      // Shift held types the US layout's shifted character ('a' → 'A'), as a keyboard would.
-      if (held.has('Shift')) key = shiftedKey(key);
-      await browser.keyDown(handle, key);
-      await browser.keyUp(handle, key);
-    }
-  } finally {
-    await releaseAll();
-  }
-}
 
 /**
  * Spec: file paths, one a line; each must exist here; several only for a `multiple` input. With
