@@ -28,15 +28,15 @@ import {
   type WindowType,
 } from '../backend.ts';
 import { PromptGuard } from '../prompt-guard.ts';
-import { cookieData, isPrintRefusal, WHEEL_SETTLED } from '../shared.ts';
+import { cookieData, isPrintRefusal } from '../shared.ts';
 import { saveDownload } from './downloads.ts';
 import { FIREFOX_GAPS, GAPS } from './gaps.ts';
+import { PlaywrightInput } from './input.ts';
 import { PendingNavigations } from './pending.ts';
 
 export type Engine = 'chromium' | 'firefox';
 
 const WAIT_UNTIL = { none: 'commit', eager: 'domcontentloaded', normal: 'load' } as const;
-const POINTER_BUTTONS = ['left', 'middle', 'right'] as const;
 
 /** Per page: its window handle, and its last failed navigation. */
 interface PageState {
@@ -56,9 +56,9 @@ export class PlaywrightContext implements DrivenBrowser {
   readonly #frameIds = new WeakMap<Frame, string>();
   readonly #frames = new Map<string, Frame>();
   readonly #libraries = new WeakMap<Frame, Map<string, Promise<JSHandle>>>();
-  readonly #mouseAt = new WeakMap<Page, { x: number; y: number }>();
   readonly #unlisten: (() => void)[] = [];
   readonly #prompts = new PromptGuard<Page>();
+  readonly #input: PlaywrightInput;
   readonly #pendingNavigations = new PendingNavigations();
   #nextId = 0;
   #closed = false;
@@ -67,6 +67,7 @@ export class PlaywrightContext implements DrivenBrowser {
   private constructor(context: BrowserContext, engine: Engine, version: string, first: Page) {
     this.#context = context;
     this.#engine = engine;
+    this.#input = new PlaywrightInput(context, engine, (page, work) => this.#unblocked(page, work));
     this.browserName = engine === 'firefox' ? 'firefox' : 'chrome';
     this.browserVersion = version;
     this.initialWindow = this.#track(first);
@@ -424,75 +425,14 @@ export class PlaywrightContext implements DrivenBrowser {
     });
   }
 
-  // ── Input ────────────────────────────────────────────────────────────────────────────────
-
-  /** Input into the page; the page closing meanwhile (the input closed it) is not a failure. */
-  async #input(page: Page, work: () => Promise<void>): Promise<void> {
-    try {
-      await this.#unblocked(page, work);
-    } catch (e) {
-      if (!page.isClosed()) throw e;
-    }
-  }
-
-  /** Playwright knows the keys of the US layout; for others, see below. */
-  async #key(page: Page, type: 'keyDown' | 'keyUp', key: string): Promise<void> {
-    await this.#input(page, async () => {
-      try {
-        await (type === 'keyDown' ? page.keyboard.down(playwrightKey(key)) : page.keyboard.up(playwrightKey(key)));
-        return;
-      } catch (e) {
-        if (!/Unknown key/.test(String(e))) throw e;
-      }
-      // Text outside the layout is inserted, as a user's input method would (and as native does);
-      // a named key the layout lacks ("ZenkakuHankaku") is a bare key event, Chromium only.
-      if (!/^[A-Z][A-Za-z0-9]+$/.test(key)) {
-        if (type === 'keyDown') await page.keyboard.insertText(key);
-        return;
-      }
-      if (this.#engine !== 'chromium') throw new UnsupportedPrimitiveError(`${JSON.stringify(key)}: ${FIREFOX_GAPS.namedKeys}`);
-      const cdp = await this.#keyboardSession(page);
-      await cdp.send('Input.dispatchKeyEvent', { type: type === 'keyDown' ? 'rawKeyDown' : 'keyUp', key });
-    });
-  }
-
-  readonly #keyboards = new WeakMap<Page, Promise<CDPSession>>();
-
-  #keyboardSession(page: Page): Promise<CDPSession> {
-    let session = this.#keyboards.get(page);
-    if (!session) {
-      session = this.#context.newCDPSession(page);
-      this.#keyboards.set(page, session);
-    }
-    return session;
-  }
-
-  /** A mouse move, press or release through Playwright's mouse, which presses where it is. */
-  async #mouse(page: Page, type: 'move' | 'down' | 'up', x: number, y: number, button: (typeof POINTER_BUTTONS)[number], clickCount: number): Promise<void> {
-    await this.#input(page, async () => {
-      // A move only when it is elsewhere (one round trip less).
-      const at = this.#mouseAt.get(page);
-      if (type === 'move' || at?.x !== x || at?.y !== y) {
-        await page.mouse.move(x, y);
-        this.#mouseAt.set(page, { x, y });
-      }
-      if (type === 'down') await page.mouse.down({ button, clickCount });
-      if (type === 'up') await page.mouse.up({ button, clickCount });
-    });
-  }
+  // ── Input (./input.ts) ───────────────────────────────────────────────────────────────────
 
   async dispatchKeyInput(handle: string, event: KeyInputEvent): Promise<void> {
-    // A right-hand modifier is named by its code in Playwright's layout ("ShiftRight").
-    const key = event.location === 2 && /^(Shift|Control|Alt|Meta)Right$/.test(event.code) ? event.code : event.key;
-    await this.#key(this.#page(handle), event.type, key);
+    await this.#input.key(this.#page(handle), event);
   }
 
   async dispatchPointerInput(handle: string, event: PointerInputEvent): Promise<void> {
-    if (event.pointerType !== 'mouse') throw new UnsupportedPrimitiveError(GAPS.penInput);
-    const button = event.button === undefined ? undefined : POINTER_BUTTONS[event.button];
-    if (event.button !== undefined && !button) throw new UnsupportedPrimitiveError(`mouse button ${event.button} cannot be pressed through Playwright`);
-    const type = event.type === 'pointerMove' ? 'move' : event.type === 'pointerDown' ? 'down' : 'up';
-    await this.#mouse(this.#page(handle), type, event.x, event.y, button ?? 'left', event.clickCount ?? 1);
+    await this.#input.pointer(this.#page(handle), event);
   }
 
   async dispatchTouchInput(handle: string, _event: TouchInputEvent): Promise<void> {
@@ -501,13 +441,7 @@ export class PlaywrightContext implements DrivenBrowser {
   }
 
   async dispatchWheelInput(handle: string, event: WheelInputEvent): Promise<void> {
-    const page = this.#page(handle);
-    await this.#input(page, async () => {
-      await page.mouse.move(event.x, event.y);
-      this.#mouseAt.set(page, { x: event.x, y: event.y });
-      await page.mouse.wheel(event.deltaX, event.deltaY);
-      await page.evaluate(WHEEL_SETTLED);
-    });
+    await this.#input.wheel(this.#page(handle), event);
   }
 
   // ── Capture, print, accessibility ────────────────────────────────────────────────────────
@@ -651,10 +585,3 @@ const SAME_DOCUMENT_TRAVERSAL = `async (delta) => {
   await navigation.traverseTo(entry.key).finished;
   return true;
 }`;
-
-/** W3C key values Playwright names otherwise. */
-const KEY_NAMES: Record<string, string> = { ' ': 'Space', Meta: 'Meta', OS: 'Meta' };
-
-function playwrightKey(key: string): string {
-  return KEY_NAMES[key] ?? key;
-}
