@@ -32,6 +32,7 @@ import { cookieData, isPrintRefusal } from '../shared.ts';
 import { saveDownload } from './downloads.ts';
 import { FIREFOX_GAPS, GAPS } from './gaps.ts';
 import { PlaywrightInput } from './input.ts';
+import { followMainFrameLoading } from './loading.ts';
 import { PendingNavigations } from './pending.ts';
 
 export type Engine = 'chromium' | 'firefox';
@@ -89,6 +90,7 @@ export class PlaywrightContext implements DrivenBrowser {
     this.#pages.set(handle, page);
     page.on('close', () => this.#pages.delete(handle));
     this.#prompts.watch(page);
+    if (this.#engine === 'chromium') void followMainFrameLoading(this.#context, page, this.#prompts).catch(() => {});
     this.#pendingNavigations.watch(page);
     page.on('dialog', (dialog) => this.#dialogOpened(page, handle, dialog));
     page.on('download', (download) => {
