@@ -2,8 +2,8 @@
 // has its downloads saved into a folder of its own (commands/session.ts sets it up), which goes
 // with the session. GET /session/{id}/se/files lists the finished ones ({names}), POST with
 // {name} answers one as a base64 ZIP archive ({filename, contents}), DELETE removes the finished
-// ones.
-// Selenium's clients (get_downloadable_files, download_file, delete_downloadable_files) use these.
+// ones. Selenium's clients (get_downloadable_files, download_file, delete_downloadable_files)
+// use these.
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { error } from '../errors.ts';
@@ -14,7 +14,6 @@ import { sessionCommand } from './types.ts';
 
 /** The largest download answered (base64 in a JSON body): ZIP without ZIP64 stops at 4 GiB anyway. */
 const MAX_DOWNLOAD_BYTES = 256 * 1024 * 1024;
-
 
 function folderOf(session: Session): string {
   if (!session.downloads) {
