@@ -29,9 +29,11 @@ const FIREFOX_RESERVED = /^--?(profile|P|remote-debugging-port|remote-allow-host
 /**
  * Prefs every Firefox gets (a session's own prefs may override them). No back-forward cache: a
  * page restored from it fires no load event, and Back would wait for one forever (native
- * Chromium runs with --disable-back-forward-cache for the same reason).
+ * Chromium runs with --disable-back-forward-cache for the same reason). No out-of-process
+ * iframes (Fission): input Playwright dispatches to the top-level document stops at the
+ * <iframe> element of a cross-origin frame instead of reaching the document inside.
  */
-const FIREFOX_PREFS = { 'browser.sessionhistory.max_total_viewers': 0 };
+const FIREFOX_PREFS = { 'browser.sessionhistory.max_total_viewers': 0, 'fission.autostart': false };
 
 /** moz:firefoxOptions.prefs: names to strings, numbers or booleans. */
 function firefoxPrefs(value: unknown): Record<string, string | number | boolean> {
