@@ -3,10 +3,7 @@
 // implements input once (its dispatch*Input primitives) for these and for Perform Actions alike.
 import { NoSuchWindowError, type DrivenBrowser } from '../../backends/backend.ts';
 import { dispatchActions, extractActionSequence, InputState, releaseAll, type Action, type ActionsContext, type Point } from './actions.ts';
-import { graphemeClusters, isModifierKey, normalisedKeyValue, NULL_KEY } from './keys.ts';
-
-/** Characters of Send Keys text that are typed by pressing a key: Enter and Tab. */
-const TYPED_AS_KEY: Record<string, string> = { '\n': '\uE007', '\r': '\uE007', '\r\n': '\uE007', '\t': '\uE004' };
+import { graphemeClusters, isModifierKey, normalisedKeyValue, NULL_KEY, TYPED_AS_KEYS } from './keys.ts';
 
 /** The top-level window's context: the points given are already in its viewport, in view. */
 function topLevel(browser: DrivenBrowser, window: string): ActionsContext {
@@ -73,7 +70,7 @@ export async function typeText(browser: DrivenBrowser, window: string, text: str
   };
   for (const raw of graphemeClusters(text)) {
     // A line break or tab in the text is the key a user presses for it (as chromedriver types them).
-    const cluster = TYPED_AS_KEY[raw] ?? raw;
+    const cluster = TYPED_AS_KEYS.get(raw) ?? raw;
     if (cluster === NULL_KEY) {
       releaseAll();
       continue;

@@ -110,12 +110,16 @@ export function isModifierKey(key: string): boolean {
  * chromedriver types them); anything else is its own key value.
  */
 export function normalisedKeyValue(raw: string): string {
-  const special = SPECIAL_KEYS.get(raw);
-  if (special) return special.key;
-  if (raw === '\n' || raw === '\r' || raw === '\r\n') return 'Enter';
-  if (raw === '\t') return 'Tab';
-  return raw;
+  return SPECIAL_KEYS.get(TYPED_AS_KEYS.get(raw) ?? raw)?.key ?? raw;
 }
+
+/** Line breaks and tab in Send Keys text: the special keys they are typed as (Enter, Tab). */
+export const TYPED_AS_KEYS: ReadonlyMap<string, string> = new Map([
+  ['\n', '\uE006'],
+  ['\r', '\uE006'],
+  ['\r\n', '\uE006'],
+  ['\t', '\uE004'],
+]);
 
 // The US layout's shifted characters (the spec's code table, "alternate key" column).
 const UNSHIFTED = '`1234567890-=[]\\;\',./abcdefghijklmnopqrstuvwxyz';

@@ -46,6 +46,9 @@ describe('Element Send Keys as key actions', () => {
     const { browser, events } = fakeBrowser();
     await typeText(browser, 'w', 'a\nb\r\nc\td');
     assert.deepEqual(keyLog(events), ['+a("a")', '-a', '+Enter("\\r")', '-Enter', '+b("b")', '-b', '+Enter("\\r")', '-Enter', '+c("c")', '-c', '+Tab', '-Tab', '+d("d")', '-d']);
+    // The main Enter key, not the numpad's.
+    const enter = (events as KeyInputEvent[]).find((e) => e.key === 'Enter')!;
+    assert.deepEqual([enter.code, enter.location], ['Enter', 0]);
   });
 
   test('a failure midway (a prompt opened on a key) releases what is held, and is the answer', async () => {
