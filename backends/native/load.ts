@@ -3,6 +3,7 @@
 import type { Page } from 'puppeteer-core';
 import { NavigationTimeoutError, type PageLoadStrategy } from '../backend.ts';
 import { cdp, frameIdOf } from './cdp.ts';
+import { afterNextTask } from '../shared.ts';
 
 export interface LoadState {
   loading: boolean;
@@ -76,14 +77,8 @@ export function cancelRequested(state: LoadState): void {
 
 /** Wait until a pending navigation of the page reaches the strategy's load state, or the deadline. */
 export async function waitForLoad(page: Page, state: LoadState, strategy: PageLoadStrategy, timeoutMs: number): Promise<void> {
-  // A navigation requested by the last input event must reach us as an event first. A form
-  // submission is a task the renderer runs after the input event: a round trip that waits for
-  // the renderer's next task (a message to itself, which no timer clamping delays) lets it run.
-  // Bounded: a page that broke MessageChannel must not hold the command.
-  const nextTask = cdp(page)
-    .send('Runtime.evaluate', { expression: 'new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = () => r(0); c.port2.postMessage(0); })', awaitPromise: true })
-    .catch(() => {});
-  await Promise.race([nextTask, new Promise((r) => setTimeout(r, 100).unref())]);
+  // A navigation requested by the last input event must reach us as an event first.
+  await afterNextTask((expression) => cdp(page).send('Runtime.evaluate', { expression, awaitPromise: true }));
   const done = () => !state.requested && (strategy === 'eager' ? state.domContentLoaded : !state.loading);
   if (done() || page.isClosed()) return;
   await new Promise<void>((resolve, reject) => {

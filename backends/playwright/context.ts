@@ -28,7 +28,7 @@ import {
   type WindowType,
 } from '../backend.ts';
 import { PromptGuard } from '../prompt-guard.ts';
-import { cookieData, isPrintRefusal } from '../shared.ts';
+import { afterNextTask, cookieData, isPrintRefusal } from '../shared.ts';
 import { saveDownload } from './downloads.ts';
 import { FIREFOX_GAPS, GAPS } from './gaps.ts';
 import { PlaywrightInput } from './input.ts';
@@ -294,10 +294,8 @@ export class PlaywrightContext implements DrivenBrowser {
     const page = this.#pages.get(handle);
     // The input closed its own window (a link to window.close()): nothing to wait for.
     if (strategy === 'none' || !page || page.isClosed()) return;
-    // A navigation the last input started (a form submission is a task the renderer runs after
-    // the event) is seen once the renderer ran its next task. Bounded: a prompt may block it.
-    const nextTask = page.evaluate('new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = () => r(0); c.port2.postMessage(0); })').catch(() => {});
-    await Promise.race([nextTask, new Promise((r) => setTimeout(r, 100).unref())]);
+    // A navigation the last input started must reach the request events first.
+    await afterNextTask((expression) => page.evaluate(expression));
     try {
       await this.#navigation(page, async () => {
         if (!(await this.#pendingNavigations.settled(page, timeoutMs))) throw new NavigationTimeoutError(`navigation did not finish within ${timeoutMs} ms`);
