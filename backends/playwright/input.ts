@@ -2,7 +2,7 @@
 // buttons (Perform Actions, and Element Click and Send Keys as actions). Where Playwright's US
 // layout has no key, Chromium gets a raw CDP key event; Firefox cannot (a declared gap).
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
-import { UnsupportedPrimitiveError, type KeyInputEvent, type PointerInputEvent, type WheelInputEvent } from '../backend.ts';
+import { NoSuchWindowError, UnsupportedPrimitiveError, type KeyInputEvent, type PointerInputEvent, type WheelInputEvent } from '../backend.ts';
 import { WHEEL_SETTLED } from '../shared.ts';
 import type { Engine } from './context.ts';
 import { FIREFOX_GAPS, GAPS } from './gaps.ts';
@@ -79,12 +79,12 @@ export class PlaywrightInput {
     });
   }
 
-  /** Input into the page; the page closing meanwhile (the input closed it) is not a failure. */
+  /** Input into the page; the page closing under it (a handler closed it) is no such window, as native says. */
   async #input(page: Page, work: () => Promise<void>): Promise<void> {
     try {
       await this.#unblocked(page, work);
     } catch (e) {
-      if (!page.isClosed()) throw e;
+      throw page.isClosed() ? new NoSuchWindowError('the window was closed') : e;
     }
   }
 
