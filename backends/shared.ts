@@ -113,14 +113,14 @@ export const WHEEL_SETTLED = 'new Promise((resolve) => { requestAnimationFrame((
 /**
  * After input, a navigation it started must reach the backend as an event before it decides none
  * is pending. A form submission is a task the renderer runs after the input event: `evaluate`
- * runs NEXT_TASK in the page (a message to itself, which no timer clamping delays) and the
- * backend waits for it, at most 100 ms (a prompt, or a page that broke MessageChannel, must not
- * hold the command).
+ * runs a task in the page (a message to itself, which no timer clamping delays) and the backend
+ * waits for it, at most `boundMs` (a prompt, or a page that broke MessageChannel, must not hold
+ * the command).
  */
-export async function afterNextTask(evaluate: (expression: string) => Promise<unknown>): Promise<void> {
+export async function afterNextTask(evaluate: (expression: string) => Promise<unknown>, boundMs = 100): Promise<void> {
   const nextTask = evaluate('new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = () => r(0); c.port2.postMessage(0); })').catch(() => {});
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([nextTask, new Promise((r) => (timer = setTimeout(r, 100)))]);
+  await Promise.race([nextTask, new Promise((r) => (timer = setTimeout(r, boundMs)))]);
   clearTimeout(timer);
 }
 

@@ -38,6 +38,8 @@ import { PendingNavigations } from './pending.ts';
 export type Engine = 'chromium' | 'firefox';
 
 const WAIT_UNTIL = { none: 'commit', eager: 'domcontentloaded', normal: 'load' } as const;
+/** How long input waits for the page's next task (see waitForPendingNavigation). */
+const PROMPT_EVENT_BOUND_MS = 2_000;
 
 /** Per page: its window handle, and its last failed navigation. */
 interface PageState {
@@ -102,12 +104,14 @@ export class PlaywrightContext implements DrivenBrowser {
   /** Playwright has no "closed" event: the guard hears of the closing from the close itself. */
   #dialogOpened(page: Page, handle: string, dialog: Dialog): void {
     const prompt: UserPrompt = { type: dialog.type() as UserPrompt['type'], message: dialog.message(), defaultValue: dialog.defaultValue() };
+    const unloaded = prompt.type === 'beforeunload' ? this.#pendingNavigations.unloading(page) : undefined;
     this.#prompts.opened(page, handle, prompt, async (accept, promptText) => {
       const closing = accept ? dialog.accept(promptText ?? dialog.defaultValue()) : dialog.dismiss();
       const closed = await closing.then(
         () => true,
         () => false,
       );
+      unloaded?.(accept && closed);
       this.#prompts.closed(page, accept);
       return closed;
     });
@@ -294,8 +298,11 @@ export class PlaywrightContext implements DrivenBrowser {
     const page = this.#pages.get(handle);
     // The input closed its own window (a link to window.close()): nothing to wait for.
     if (strategy === 'none' || !page || page.isClosed()) return;
-    // A navigation the last input started must reach the request events first.
-    await afterNextTask((expression) => page.evaluate(expression));
+    // A navigation the last input started must reach the request events first. A link's
+    // navigation that asks beforeunload first holds the page's next task until its prompt is
+    // answered, which needs the prompt's event (Firefox: it can come well after 100 ms under
+    // load), so the bound is longer; a prompt that stays open ends the wait (the guard).
+    await afterNextTask((expression) => this.#unblocked(page, () => page.evaluate(expression)), PROMPT_EVENT_BOUND_MS);
     try {
       await this.#navigation(page, async () => {
         if (!(await this.#pendingNavigations.settled(page, timeoutMs))) throw new NavigationTimeoutError(`navigation did not finish within ${timeoutMs} ms`);
@@ -310,11 +317,22 @@ export class PlaywrightContext implements DrivenBrowser {
   async currentUrl(handle: string): Promise<string> {
     const page = this.#page(handle);
     // Firefox: Playwright misses same-document traversals (above); the document knows its URL.
-    const url = this.#engine === 'firefox' ? ((await this.#unblocked(page, () => page.evaluate('location.href'))) as string) : page.url();
+    const url = this.#engine === 'firefox' ? await this.#documentUrl(page) : page.url();
     // After a failed navigation the document is the browser's error page; its URL is the one asked
     // for (as chromedriver answers), until the page goes elsewhere.
     const failed = this.#states.get(page)?.failed;
     return failed && (failed.shown === url || /^(chrome-error:|about:neterror)/.test(url)) ? failed.url : url;
+  }
+
+  /** The document's URL; a read the document went away under (a navigation committing) is read again. */
+  async #documentUrl(page: Page): Promise<string> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.#unblocked(page, () => page.evaluate('location.href'))) as string;
+      } catch (e) {
+        if (attempt === 3 || page.isClosed() || !/Execution context was destroyed|Cannot find context/i.test(String(e))) throw this.#classify(e, page);
+      }
+    }
   }
 
   // ── Script ───────────────────────────────────────────────────────────────────────────────

@@ -2,23 +2,34 @@
 // whether the current document reached a load state, not whether another one is on its way: a
 // click on a link or an Enter in a form starts a navigation request first, and the W3C command
 // must wait for the document it brings. Followed from Playwright's request events (both engines).
+// A navigation that asks the page's beforeunload first has no request until the prompt is
+// accepted (Firefox sends it only then): from the prompt on, it counts as on its way.
 import type { Page, Request } from 'playwright-core';
 
+/** A navigation held by its beforeunload prompt: its request is not sent yet. */
+const UNLOADING = Symbol('unloading');
+/** Accepted, the held navigation's request comes next; past this, none will. */
+const UNLOAD_ACCEPTED_MS = 5_000;
+
+type Pending = Request | typeof UNLOADING;
+
 export class PendingNavigations {
-  readonly #pending = new WeakMap<Page, { requests: Set<Request>; waiters: Set<() => void> }>();
+  readonly #pending = new WeakMap<Page, { requests: Set<Pending>; waiters: Set<() => void>; settle: (request?: Pending) => void }>();
 
   /** Follow the page's main-frame navigation requests from now on. */
   watch(page: Page): void {
-    const state = { requests: new Set<Request>(), waiters: new Set<() => void>() };
-    this.#pending.set(page, state);
-    const settle = (request?: Request) => {
+    const settle = (request?: Pending) => {
       if (request) state.requests.delete(request);
       else state.requests.clear();
       if (state.requests.size > 0) return;
       for (const waiter of state.waiters) waiter();
     };
+    const state = { requests: new Set<Pending>(), waiters: new Set<() => void>(), settle };
+    this.#pending.set(page, state);
     page.on('request', (request) => {
-      if (request.isNavigationRequest() && mainFrameOf(request) === page.mainFrame()) state.requests.add(request);
+      if (!request.isNavigationRequest() || mainFrameOf(request) !== page.mainFrame()) return;
+      state.requests.add(request);
+      state.requests.delete(UNLOADING);
     });
     // Failed, or answered without a document (a 204, a download): the page stays.
     page.on('requestfailed', settle);
@@ -29,6 +40,21 @@ export class PendingNavigations {
       if (frame === page.mainFrame()) settle();
     });
     page.on('close', () => settle());
+  }
+
+  /**
+   * A beforeunload prompt opened in the page: a navigation waits on it. Call the answer with
+   * whether the prompt was accepted (the navigation goes on) or not (it is cancelled).
+   */
+  unloading(page: Page): (accepted: boolean) => void {
+    const state = this.#pending.get(page);
+    if (!state) return () => {};
+    state.requests.add(UNLOADING);
+    return (accepted) => {
+      if (!accepted) return state.settle(UNLOADING);
+      // Its request comes next; a navigation that never sends one (about:blank) ends the wait by time.
+      setTimeout(() => state.requests.has(UNLOADING) && state.settle(UNLOADING), UNLOAD_ACCEPTED_MS).unref();
+    };
   }
 
   /** Resolves once no navigation of the main frame is on its way (at once when none is); false past the deadline. */
