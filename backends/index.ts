@@ -15,5 +15,5 @@ export async function createBackends(config: BackendsConfig): Promise<AnyBackend
   return [await createNativeBackend(config.native), await createPlaywrightBackend(config.playwright), createRemoteBackend(config.remote)];
 }
 
-export { deadGatewayDirs } from './native/processes.ts';
+export { removeDeadGatewayDirs } from './shared.ts';
 export { DEBUG_PROCESS_SWITCHES } from './native/index.ts';

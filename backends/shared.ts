@@ -2,7 +2,7 @@
 // browser binary's version, a cookie as the W3C layer takes it, a finished download, and the
 // processes they start.
 import { execFile } from 'node:child_process';
-import { link, readdir, readFile, unlink } from 'node:fs/promises';
+import { link, readdir, readFile, rm, unlink } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { InvalidCapabilityError, type CookieData } from './backend.ts';
@@ -77,6 +77,12 @@ export function killGroup(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void
  */
 export const OWNER_VARIABLE = 'WDGATE_OWNER';
 
+/** Remove the temporary directories (`<prefix><pid>-…`) of gateways no longer running. */
+export async function removeDeadGatewayDirs(tempDir: string, prefix: string): Promise<void> {
+  const dirs = await deadGatewayDirs(tempDir, prefix);
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }).catch(() => {})));
+}
+
 let swept: Promise<number> | undefined;
 
 /**
@@ -122,6 +128,21 @@ export async function afterNextTask(evaluate: (expression: string) => Promise<un
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([nextTask, new Promise((r) => (timer = setTimeout(r, boundMs)))]);
   clearTimeout(timer);
+}
+
+/**
+ * Temporary directories `<prefix><pid>-<random>` whose gateway (pid) is no longer running: the
+ * naming every directory the gateway creates follows, so a crash's leftovers can be found.
+ */
+export async function deadGatewayDirs(tempDir: string, prefix: string): Promise<string[]> {
+  const entries = await readdir(tempDir).catch(() => [] as string[]);
+  return entries
+    .filter((name) => {
+      if (!name.startsWith(prefix)) return false;
+      const pid = Number(name.slice(prefix.length).split('-')[0]);
+      return Number.isInteger(pid) && pid !== process.pid && !isAlive(pid);
+    })
+    .map((name) => join(tempDir, name));
 }
 
 /** Chromium's refusal of print options (a page range past the end, no room for content): invalid argument. */

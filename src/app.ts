@@ -1,8 +1,7 @@
 // Start and stop a whole gateway: backends, the W3C layer, the HTTP edge, and cleanup on exit.
 import { readFileSync, realpathSync, statSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import type { AnyBackend, BackendEnvironment } from '../backends/backend.ts';
-import { createBackends, deadGatewayDirs } from '../backends/index.ts';
+import { createBackends, removeDeadGatewayDirs } from '../backends/index.ts';
 import { createLogger, type Logger } from './ops/log.ts';
 import { Pool } from './pool/pool.ts';
 import { SESSION_DIR_PREFIX } from './webdriver/session.ts';
@@ -49,8 +48,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
   });
   // Leftovers of a gateway that died without cleaning up: its browsers, profiles, upload dirs.
   for (const backend of backends) await backend.sweep(config.tempDir);
-  const deadSessionDirs = await deadGatewayDirs(config.tempDir, SESSION_DIR_PREFIX);
-  await Promise.all(deadSessionDirs.map((dir) => rm(dir, { recursive: true, force: true }).catch(() => {})));
+  await removeDeadGatewayDirs(config.tempDir, SESSION_DIR_PREFIX);
   const environment: BackendEnvironment = {
     headless: config.headless,
     hasDisplay: Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY),

@@ -1,7 +1,7 @@
 // A Chromium process the native backend started: launched over the CDP pipe with a fresh
 // profile, owned by the pool, shared by sessions through isolated browser contexts. Ending it
 // ends its whole process group, waits for it and removes its profile.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { LaunchError, type BrowserProcess, type DrivenBrowser } from '../backend.ts';
@@ -39,8 +39,12 @@ export class ChromiumProcess implements BrowserProcess {
   static async launch(options: ChromiumLaunch): Promise<ChromiumProcess> {
     const profileDir = await mkdtemp(join(options.tempDir, `${PROFILE_PREFIX}${process.pid}-`));
     const removeProfile = () => rm(profileDir, { recursive: true, force: true, maxRetries: 3 });
+    // Chromium's own temporary files (its process-singleton socket directory, left behind by a
+    // browser that does not exit cleanly) go inside the profile, and with it.
+    const tempDir = join(profileDir, 'tmp');
     let browser: Browser;
     try {
+      await mkdir(tempDir);
       browser = await puppeteer.launch({
         executablePath: options.binary,
         pipe: true,
@@ -49,6 +53,7 @@ export class ChromiumProcess implements BrowserProcess {
         defaultViewport: null,
         acceptInsecureCerts: options.acceptInsecureCerts,
         args: options.args,
+        env: { ...process.env, TMPDIR: tempDir },
         handleSIGINT: false,
         handleSIGTERM: false,
         handleSIGHUP: false,

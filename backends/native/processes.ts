@@ -4,7 +4,7 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { isAlive, killGroup } from '../shared.ts';
+import { deadGatewayDirs, killGroup } from '../shared.ts';
 
 export const PROFILE_PREFIX = 'wdgate-profile-';
 
@@ -29,21 +29,6 @@ export function killAllNow(): void {
     }
   }
   live.clear();
-}
-
-/**
- * Temporary directories `<prefix><pid>-<random>` whose gateway (pid) is no longer running: the
- * naming every directory the gateway creates follows, so a crash's leftovers can be found.
- */
-export async function deadGatewayDirs(tempDir: string, prefix: string): Promise<string[]> {
-  const entries = await readdir(tempDir).catch(() => [] as string[]);
-  return entries
-    .filter((name) => {
-      if (!name.startsWith(prefix)) return false;
-      const pid = Number(name.slice(prefix.length).split('-')[0]);
-      return Number.isInteger(pid) && pid !== process.pid && !isAlive(pid);
-    })
-    .map((name) => join(tempDir, name));
 }
 
 /**

@@ -2,8 +2,8 @@
 // where its commands go; the HTTP edge forwards them (src/server/forward.ts). Upstreams: the
 // configured URLs, `chromedriver` (managed, the default) and `webkit` (managed WebKitWebDriver).
 import { LaunchError, UpstreamError, type BackendEnvironment, type PassThroughBackend, type UpstreamSession, type UpstreamSpec } from '../backend.ts';
-import { killDriversNow } from './processes.ts';
-import { sweepOwnedProcesses } from '../shared.ts';
+import { DRIVER_DIR_PREFIX, killDriversNow } from './processes.ts';
+import { removeDeadGatewayDirs, sweepOwnedProcesses } from '../shared.ts';
 import { ChromedriverUpstream, UrlUpstream, WebKitUpstream, type ChromedriverOptions, type Upstream, type WebKitOptions } from './upstreams.ts';
 
 export interface RemoteOptions {
@@ -92,8 +92,9 @@ export function createRemoteBackend(options: RemoteOptions): PassThroughBackend 
       };
     },
 
-    async sweep() {
+    async sweep(tempDir) {
       await sweepOwnedProcesses();
+      await removeDeadGatewayDirs(tempDir, DRIVER_DIR_PREFIX);
     },
 
     async close() {

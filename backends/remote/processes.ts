@@ -4,11 +4,15 @@
 // WDGATE_OWNER=<gateway pid> in its environment (inherited by its browsers), so a gateway that
 // died without cleaning up has its leftovers found and ended by the next one (`sweepOwnedProcesses` in ../shared.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { LaunchError } from '../backend.ts';
 import { killGroup, OWNER_VARIABLE } from '../shared.ts';
 
-const live = new Set<ChildProcess>();
+/** Running processes, each with its own temporary directory if it has one. */
+const live = new Map<ChildProcess, string | undefined>();
 
 /** Ask the kernel for a free loopback port (for a driver that cannot pick its own). */
 export function freePort(): Promise<number> {
@@ -30,26 +34,28 @@ export class OwnedProcess {
   #stopping = false;
   exited = false;
 
-  constructor(child: ChildProcess) {
+  constructor(child: ChildProcess, tempDir?: string) {
     this.#child = child;
-    live.add(child);
+    live.set(child, tempDir);
     this.#exited = new Promise((resolve) =>
       child.once('exit', () => {
         this.exited = true;
         live.delete(child);
-        // Whatever the driver left in its group (a browser) goes with it.
+        // Whatever the driver left in its group (a browser) goes with it, and what it wrote.
         if (child.pid) killGroup(child.pid, 'SIGKILL');
         if (!this.#stopping) for (const listener of this.#exitListeners) listener();
-        resolve();
+        if (!tempDir) return resolve();
+        void rm(tempDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => {}).then(resolve);
       }),
     );
   }
 
-  static spawn(binary: string, args: string[], env: NodeJS.ProcessEnv, stdio: ('ignore' | 'pipe')[]): OwnedProcess {
-    const child = spawn(binary, args, { detached: true, stdio, env: { ...env, [OWNER_VARIABLE]: String(process.pid) } });
+  /** Start `binary`; a `tempDir` of its own (its TMPDIR) is removed once it has exited. */
+  static spawn(binary: string, args: string[], env: NodeJS.ProcessEnv, stdio: ('ignore' | 'pipe')[], tempDir?: string): OwnedProcess {
+    const child = spawn(binary, args, { detached: true, stdio, env: { ...env, [OWNER_VARIABLE]: String(process.pid), ...(tempDir && { TMPDIR: tempDir }) } });
     // A missing binary is an 'error' event (the exit promise still settles: 'exit' follows or not).
     child.once('error', () => child.emit('exit', null, null));
-    return new OwnedProcess(child);
+    return new OwnedProcess(child, tempDir);
   }
 
   get child(): ChildProcess {
@@ -78,6 +84,9 @@ export class OwnedProcess {
   }
 }
 
+/** A managed driver's temporary directory: `wdgate-driver-<gateway pid>-<random>`. */
+export const DRIVER_DIR_PREFIX = 'wdgate-driver-';
+
 /**
  * Start a driver and resolve with its URL once it answers `/status`. `portFromOutput` reads the
  * port a driver chose itself from its output (chromedriver --port=0); else `port` is given.
@@ -85,11 +94,14 @@ export class OwnedProcess {
 export async function startDriver(
   binary: string,
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; port?: number; portFromOutput?: RegExp; timeoutMs?: number },
+  options: { env?: NodeJS.ProcessEnv; port?: number; portFromOutput?: RegExp; timeoutMs?: number; tempDir: string },
 ): Promise<{ process: OwnedProcess; url: string }> {
   const timeoutMs = options.timeoutMs ?? 20_000;
   const deadline = Date.now() + timeoutMs;
-  const owned = OwnedProcess.spawn(binary, args, options.env ?? process.env, ['ignore', 'pipe', 'pipe']);
+  // The driver's temporary files (the profiles it makes, which it leaves when it is stopped
+  // mid-session) live in a directory of its own that goes with it, or with a dead gateway's sweep.
+  const ownTemp = await mkdtemp(join(options.tempDir, `${DRIVER_DIR_PREFIX}${process.pid}-`));
+  const owned = OwnedProcess.spawn(binary, args, options.env ?? process.env, ['ignore', 'pipe', 'pipe'], ownTemp);
   const { child } = owned;
   let output = '';
   const lastWords = () => output.trim().split('\n').slice(-3).join(' / ') || 'no output';
@@ -158,5 +170,12 @@ export async function startXvfb(): Promise<{ process: OwnedProcess; display: str
 
 /** Last resort on an abrupt exit: every driver's and display's group, at once. */
 export function killDriversNow(): void {
-  for (const child of live) if (child.pid) killGroup(child.pid, 'SIGKILL');
+  for (const [child, tempDir] of live) {
+    if (child.pid) killGroup(child.pid, 'SIGKILL');
+    try {
+      if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    } catch {
+      /* best effort */
+    }
+  }
 }

@@ -117,12 +117,12 @@ export class ChromedriverUpstream implements Upstream {
     return { ...out, 'goog:chromeOptions': { ...goog, binary, args } };
   }
 
-  async acquire(): Promise<Place> {
+  async acquire(env: BackendEnvironment): Promise<Place> {
     clearTimeout(this.#idleTimer);
     this.#sessions++;
     let driver;
     try {
-      driver = await (this.#driver ??= this.#start());
+      driver = await (this.#driver ??= this.#start(env.tempDir));
     } catch (e) {
       this.#sessions--;
       throw e;
@@ -142,8 +142,8 @@ export class ChromedriverUpstream implements Upstream {
     };
   }
 
-  #start(): Promise<{ process: OwnedProcess; url: string }> {
-    const start = () => startDriver(this.#options.driver, ['--port=0'], { portFromOutput: /started successfully on port (\d+)/ });
+  #start(tempDir: string): Promise<{ process: OwnedProcess; url: string }> {
+    const start = () => startDriver(this.#options.driver, ['--port=0'], { portFromOutput: /started successfully on port (\d+)/, tempDir });
     // chromedriver takes a port for IPv4 and then the same for IPv6 (or the reverse): when the
     // other family's is taken it exits ("bind() failed"). Another port is tried, twice at most.
     const retry = (e: unknown) => (/bind\(\) failed|port not available/i.test(String(e)) ? start() : Promise.reject(e));
@@ -205,7 +205,7 @@ export class WebKitUpstream implements Upstream {
     const display = env.hasDisplay ? process.env.DISPLAY! : (await (this.#display ??= this.#startDisplay())).display;
     const start = async () => {
       const port = await freePort();
-      return startDriver(this.#options.driver, [`--port=${port}`], { env: { ...process.env, DISPLAY: display }, port });
+      return startDriver(this.#options.driver, [`--port=${port}`], { env: { ...process.env, DISPLAY: display }, port, tempDir: env.tempDir });
     };
     // The free port may be taken by someone else before the driver binds it: once more with another.
     const { process: driver, url } = await start().catch(start);

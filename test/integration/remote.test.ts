@@ -4,7 +4,7 @@
 // shows what reaches an upstream (headers, paths).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,6 +72,9 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/** The temporary directories of a gateway's managed drivers. */
+const driverDirs = (pid: number) => readdirSync(tmpdir()).filter((name) => name.startsWith(`wdgate-driver-${pid}-`));
+
 describe('remote backend: sessions on upstream W3C servers', () => {
   let gw: TestGateway;
   let inner: TestGateway;
@@ -110,6 +113,7 @@ describe('remote backend: sessions on upstream W3C servers', () => {
     if (pid) {
       assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
       assert.deepEqual(await ownedProcesses(pid), [], 'drivers, their browsers or Xvfb outlived the gateway');
+      assert.deepEqual(driverDirs(pid), [], "drivers' temporary directories outlived the gateway");
     }
   });
 
@@ -254,7 +258,11 @@ describe('remote backend: sessions on upstream W3C servers', () => {
       if (environ.split('\0').includes(`WDGATE_OWNER=${gw.process.pid}`) && cmdline.startsWith('/usr/bin/chromedriver')) driver = Number(proc);
     }
     assert.ok(driver, 'the chromedriver process was found');
+    // What it wrote (the profile it made, which a killed chromedriver leaves) goes with it.
+    const ownDirs = driverDirs(gw.process.pid!);
+    assert.ok(ownDirs.length > 0, "the driver's temporary directory was found");
     process.kill(driver, 'SIGKILL');
+    await eventually(() => driverDirs(gw.process.pid!).every((d) => !ownDirs.includes(d)), "the dead driver's temporary directory was not removed");
     await eventually(async () => (await s.raw('GET', '/title')).status === 404, 'the session outlived its driver');
     const e = await s.fails('GET', '/title', undefined, 'invalid session id', 404);
     assert.match(e.message, /upstream chromedriver went away/);

@@ -2,7 +2,8 @@
 // every profile; a gateway killed outright leaves orphans that the next start sweeps away.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { startGateway } from '../helpers/gateway.ts';
 import { eventually, leftoverBrowsers } from '../helpers/pages.ts';
@@ -42,6 +43,28 @@ test('with a browser per session and nothing warm, Delete Session ends its brows
   } finally {
     await gw.stop();
   }
+});
+
+test("nothing is left in the gateway's temporary directory: not a profile, not the browser's own files", async () => {
+  // Chromium puts its own files (its process-singleton socket directory) in TMPDIR and leaves
+  // them when it does not exit cleanly; they go with the profile.
+  const temp = mkdtempSync(join(tmpdir(), 'wdgate-test-tmp-'));
+  // tsx, which runs the gateway here, keeps its compile cache there (tsx-<uid>): not the gateway's.
+  const left = () => readdirSync(temp).filter((name) => !/^tsx-\d+$/.test(name));
+  const gw = await startGateway([], { env: { ...process.env, TMPDIR: temp }, config: { pool: { minWarm: 0, sessionsPerBrowser: 1 } } });
+  const pid = gw.process.pid!;
+  try {
+    const s = await gw.client.newSession();
+    assert.notDeepEqual(left(), []);
+    await s.end();
+    await eventually(async () => (await leftoverBrowsers(pid)) === 0 && left().length === 0, 'something was left after Delete Session');
+    await Promise.all([gw.client.newSession(), gw.client.newSession()]);
+  } finally {
+    await gw.stop();
+  }
+  assert.equal(await leftoverBrowsers(pid), 0);
+  assert.deepEqual(left(), [], 'left after SIGTERM');
+  rmSync(temp, { recursive: true, force: true });
 });
 
 test('a gateway killed with SIGKILL leaves orphans that the next start sweeps', async () => {
