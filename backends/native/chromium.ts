@@ -1,12 +1,12 @@
 // A Chromium process the native backend started: launched over the CDP pipe with a fresh
 // profile, owned by the pool, shared by sessions through isolated browser contexts. Ending it
 // ends its whole process group, waits for it and removes its profile.
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { LaunchError, type BrowserProcess, type DrivenBrowser } from '../backend.ts';
 import { NativeContext } from './context.ts';
-import { PROFILE_PREFIX, register, unregister } from './processes.ts';
+import { PROFILE_PREFIX, register, removeProfileDir, unregister } from './processes.ts';
 import { killGroup } from '../shared.ts';
 
 export interface ChromiumLaunch {
@@ -38,13 +38,9 @@ export class ChromiumProcess implements BrowserProcess {
 
   static async launch(options: ChromiumLaunch): Promise<ChromiumProcess> {
     const profileDir = await mkdtemp(join(options.tempDir, `${PROFILE_PREFIX}${process.pid}-`));
-    const removeProfile = () => rm(profileDir, { recursive: true, force: true, maxRetries: 3 });
-    // Chromium's own temporary files (its process-singleton socket directory, left behind by a
-    // browser that does not exit cleanly) go inside the profile, and with it.
-    const tempDir = join(profileDir, 'tmp');
+    const removeProfile = () => removeProfileDir(profileDir);
     let browser: Browser;
     try {
-      await mkdir(tempDir);
       browser = await puppeteer.launch({
         executablePath: options.binary,
         pipe: true,
@@ -53,7 +49,6 @@ export class ChromiumProcess implements BrowserProcess {
         defaultViewport: null,
         acceptInsecureCerts: options.acceptInsecureCerts,
         args: options.args,
-        env: { ...process.env, TMPDIR: tempDir },
         handleSIGINT: false,
         handleSIGTERM: false,
         handleSIGHUP: false,

@@ -1,9 +1,9 @@
 // Ownership of browser processes and temporary profiles: whoever launches one records it here,
 // and it is ended (and waited for) when its session or the gateway ends. At start, leftovers of
 // a gateway that died without cleaning up are swept.
-import { readdir, readFile, rm } from 'node:fs/promises';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdir, readFile, readlink, rm } from 'node:fs/promises';
+import { readlinkSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { deadGatewayDirs, killGroup } from '../shared.ts';
 
 export const PROFILE_PREFIX = 'wdgate-profile-';
@@ -23,12 +23,44 @@ export function killAllNow(): void {
   for (const [pid, dir] of live) {
     killGroup(pid);
     try {
+      const socketDir = singletonDir(() => readlinkSync(join(dir, SINGLETON_SOCKET)));
       rmSync(dir, { recursive: true, force: true });
+      if (socketDir) rmSync(socketDir, { recursive: true, force: true });
     } catch {
       /* best effort */
     }
   }
   live.clear();
+}
+
+// Chromium makes one directory outside its profile: its process-singleton socket's, in the
+// temporary directory (org.chromium.Chromium.XXXXXX), which the profile's SingletonSocket link
+// points into. It removes it only when it exits cleanly, so it goes with the profile here.
+// (Pointing TMPDIR into the profile instead makes the socket's path too long for a Unix socket
+// when the temporary directory's is long, and Chromium does not start.)
+const SINGLETON_SOCKET = 'SingletonSocket';
+
+/** Remove a profile and the socket directory it links to. Never throws. */
+export async function removeProfileDir(profileDir: string): Promise<void> {
+  const link = await readlink(join(profileDir, SINGLETON_SOCKET)).catch(() => undefined);
+  const socketDir = singletonDir(() => link);
+  await Promise.all([
+    rm(profileDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => {}),
+    socketDir && rm(socketDir, { recursive: true, force: true }).catch(() => {}),
+  ]);
+}
+
+/** The socket directory a SingletonSocket link points into, if it is Chromium's own. */
+function singletonDir(readLink: () => string | undefined): string | undefined {
+  let target: string | undefined;
+  try {
+    target = readLink();
+  } catch {
+    return undefined;
+  }
+  if (!target) return undefined;
+  const dir = dirname(target);
+  return basename(target) === SINGLETON_SOCKET && /^org\.chromium\.Chromium\.\w+$/.test(basename(dir)) ? dir : undefined;
 }
 
 /**
@@ -47,6 +79,6 @@ export async function sweepOrphans(tempDir: string): Promise<number> {
       swept++;
     }
   }
-  await Promise.all(deadDirs.map((dir) => rm(dir, { recursive: true, force: true }).catch(() => {})));
+  await Promise.all(deadDirs.map((dir) => removeProfileDir(dir)));
   return swept + deadDirs.length;
 }

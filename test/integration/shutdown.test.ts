@@ -47,8 +47,9 @@ test('with a browser per session and nothing warm, Delete Session ends its brows
 
 test("nothing is left in the gateway's temporary directory: not a profile, not the browser's own files", async () => {
   // Chromium puts its own files (its process-singleton socket directory) in TMPDIR and leaves
-  // them when it does not exit cleanly; they go with the profile.
-  const temp = mkdtempSync(join(tmpdir(), 'wdgate-test-tmp-'));
+  // them when it does not exit cleanly; they go with the profile. The directory's name is long:
+  // a Unix socket's path is short (108 bytes), and a browser must start all the same.
+  const temp = mkdtempSync(join(tmpdir(), 'wdgate-test-tmp-long-directory-name-'));
   // tsx, which runs the gateway here, keeps its compile cache there (tsx-<uid>): not the gateway's.
   const left = () => readdirSync(temp).filter((name) => !/^tsx-\d+$/.test(name));
   const gw = await startGateway([], { env: { ...process.env, TMPDIR: temp }, config: { pool: { minWarm: 0, sessionsPerBrowser: 1 } } });
