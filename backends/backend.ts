@@ -51,6 +51,8 @@ export interface LaunchSpec {
   /** Vendor options in effect, echoed in the New Session response. */
   vendorCapabilities: Record<string, unknown>;
   acceptInsecureCerts: boolean;
+  /** Each session gets a browser of its own (a BiDi session sees the whole browser). */
+  ownBrowser?: boolean;
   [extra: string]: unknown;
 }
 
@@ -63,6 +65,8 @@ export class LaunchError extends Error {}
 export interface Backend {
   readonly kind: 'driven';
   readonly name: string;
+  /** Its browser contexts serve WebDriver BiDi (DrivenBrowser.openBidi). */
+  readonly bidi?: boolean;
   /** Match capabilities (already validated and merged): a launch spec, or why not. */
   match(capabilities: Record<string, unknown>, env: BackendEnvironment, route?: Route): MatchResult<LaunchSpec>;
   /** Start a browser process for `spec` (the pool calls this; it owns what it gets). Throws LaunchError. */
@@ -331,6 +335,17 @@ export interface DrivenBrowser {
    * Absent where the backend cannot direct downloads.
    */
   saveDownloadsTo?(directory: string): Promise<void>;
+  /**
+   * The engine's end of a WebDriver BiDi session over this context's browser, which the session
+   * has to itself (LaunchSpec.ownBrowser). Absent where the backend serves no BiDi.
+   */
+  openBidi?(options: BidiOptions): Promise<BidiEndpoint>;
+  /**
+   * A BiDi shared id (a node as the BiDi session names it) used by a classic command: find its
+   * node in this context and call `functionDeclaration(node, sharedId)` bound to `library` in
+   * its frame. False when no such node exists (any more).
+   */
+  resolveSharedId?(sharedId: string, functionDeclaration: string, library: string): Promise<boolean>;
 
   // Windows (top-level browsing contexts)
   windowHandles(): Promise<string[]>;
@@ -411,4 +426,22 @@ export interface DrivenBrowser {
    * handles the prompt (the promise it returns) lets them go on.
    */
   onUserPromptOpened(listener: (handle: string, prompt: UserPrompt) => Promise<void> | void): void;
+}
+
+/** What the engine's BiDi session starts with. */
+export interface BidiOptions {
+  acceptInsecureCerts: boolean;
+}
+
+/**
+ * The engine's end of one WebDriver BiDi session, already begun (its session.new is done): BiDi
+ * command messages in, answers and events out, as JSON objects.
+ */
+export interface BidiEndpoint {
+  /** A command `{id, method, params}`; its answer comes to the listener with the same id. */
+  send(command: { id: number; method: string; params: Record<string, unknown> }): void;
+  /** Answers and events, in the order the engine sends them. */
+  onMessage(listener: (message: Record<string, unknown>) => void): void;
+  /** End the engine's session; the browser stays (the pool ends it). Never throws. */
+  close(): Promise<void>;
 }

@@ -77,6 +77,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     port: config.port,
     tls,
     maxBodyBytes: config.maxBodyBytes,
+    maxBidiBufferedBytes: config.maxBidiBufferedBytes,
     maxUrlLength: config.maxUrlLength,
     maxJsonDepth: config.maxJsonDepth,
     maxHeaderBytes: config.maxHeaderBytes,

@@ -28,6 +28,8 @@ export interface Config {
   pool: PoolConfig;
   logLevel: LogLevel;
   maxBodyBytes: number;
+  /** Bytes a BiDi socket may have waiting for a slow client before it is closed. */
+  maxBidiBufferedBytes: number;
   /** Request paths longer than this are refused (bytes). */
   maxUrlLength: number;
   /** JSON bodies nested deeper than this are refused. */
@@ -219,6 +221,7 @@ const SCHEMA: Record<keyof Config, Check> = {
     return v;
   },
   maxBodyBytes: int(1024, 2 ** 31),
+  maxBidiBufferedBytes: int(1024, 2 ** 31),
   maxUrlLength: int(256, 1_000_000),
   maxJsonDepth: int(8, 10_000),
   maxHeaderBytes: int(1024, 1_000_000),

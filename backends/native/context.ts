@@ -14,6 +14,8 @@ import {
   type BrowsingContext,
   type CallOptions,
   type CookieData,
+  type BidiEndpoint,
+  type BidiOptions,
   type DrivenBrowser,
   type PageLoadStrategy,
   type Rect,
@@ -28,6 +30,7 @@ import {
 } from '../backend.ts';
 import { cdp, frameClient, frameIdOf, handleOf } from './cdp.ts';
 import { saveDownloads } from './downloads.ts';
+import { openMapper, parseSharedId } from './bidi.ts';
 import * as capture from './capture.ts';
 import * as cookies from './cookies.ts';
 import * as input from './input.ts';
@@ -184,6 +187,12 @@ export class NativeContext implements DrivenBrowser {
     this.#unlisten.push(await saveDownloads(this.#browser, this.#context, directory));
   }
 
+  async openBidi(options: BidiOptions): Promise<BidiEndpoint> {
+    const endpoint = await openMapper(this.#browser, options);
+    this.#unlisten.push(() => void endpoint.close());
+    return endpoint;
+  }
+
   async #page(handle: string): Promise<Page> {
     const page = this.#pages.get(handle);
     if (page && !page.isClosed()) return page;
@@ -335,6 +344,30 @@ export class NativeContext implements DrivenBrowser {
     const page = await this.#page(handle);
     // An error page's document URL is the URL that failed (HTML), not chrome-error://.
     return this.#loadStates.get(page)?.unreachableUrl ?? page.url();
+  }
+
+  async resolveSharedId(sharedId: string, functionDeclaration: string, library: string): Promise<boolean> {
+    const parsed = parseSharedId(sharedId);
+    if (!parsed) return false;
+    const page = [...this.#pages.values()].find((p) => !p.isClosed() && p.frames().some((f) => frameIdOf(f) === parsed.frameId));
+    const frame = page?.frames().find((f) => frameIdOf(f) === parsed.frameId);
+    if (!page || !frame) return false;
+    const client = frameClient(frame);
+    try {
+      return await this.#prompts.unblocked(page, false, async () => {
+        const { object } = await client.send('DOM.resolveNode', { backendNodeId: parsed.backendNodeId });
+        if (!object.objectId) return false;
+        try {
+          await this.#libraries.callWithObject(frame, library, functionDeclaration, object.objectId, [sharedId]);
+        } finally {
+          void client.send('Runtime.releaseObject', { objectId: object.objectId }).catch(() => {});
+        }
+        return true;
+      });
+    } catch (e) {
+      if (e instanceof UserPromptOpenedError) throw e;
+      return false; // no such node (any more), or its frame went away: the command says so
+    }
   }
 
   // ── Script ───────────────────────────────────────────────────────────────────────────────

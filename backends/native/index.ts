@@ -78,6 +78,7 @@ export async function createNativeBackend(options: NativeOptions): Promise<Backe
   return {
     kind: 'driven',
     name: 'native',
+    bidi: true,
 
     match(caps, env): MatchResult<LaunchSpec> {
       const wdgate = vendorObject(caps, 'wdgate:options');

@@ -75,6 +75,18 @@ export class Libraries {
     }
   }
 
+  /** Call `declaration` bound to `library`, with a page object (by its CDP id) first, then JSON `args`. */
+  async callWithObject(frame: Frame, library: string, declaration: string, objectId: string, args: unknown[]): Promise<void> {
+    const client = frameClient(frame);
+    const reply = await client.send('Runtime.callFunctionOn', {
+      objectId: await this.#objectId(frame, client, library),
+      functionDeclaration: declaration,
+      arguments: [{ objectId }, ...args.map((value) => ({ value }))],
+      awaitPromise: true,
+    });
+    if (reply.exceptionDetails) throw new ScriptError(reply.exceptionDetails.exception?.description ?? reply.exceptionDetails.text);
+  }
+
   #objectId(frame: Frame, client: CDPSession, library: string): Promise<string> {
     let frames = this.#installed.get(client);
     if (!frames) {

@@ -63,6 +63,8 @@ class KeyPool {
   readonly #env: BackendEnvironment;
   readonly #config: PoolConfig;
   readonly #warm: number;
+  /** Contexts per browser process: sessionsPerBrowser, or 1 for a key whose sessions own their browser. */
+  readonly #perBrowser: number;
   #closed = false;
 
   constructor(backend: Backend, spec: LaunchSpec, env: BackendEnvironment, config: PoolConfig, warm: number) {
@@ -71,6 +73,7 @@ class KeyPool {
     this.#env = env;
     this.#config = config;
     this.#warm = warm;
+    this.#perBrowser = spec.ownBrowser ? 1 : config.sessionsPerBrowser;
     this.seats = genericPool.createPool<Seat>(
       {
         create: () => this.#prepare(),
@@ -81,7 +84,7 @@ class KeyPool {
       },
       {
         min: warm,
-        max: config.maxBrowsers * config.sessionsPerBrowser,
+        max: config.maxBrowsers * this.#perBrowser,
         testOnBorrow: true,
         idleTimeoutMillis: config.idleTimeout,
         evictionRunIntervalMillis: Math.max(1000, Math.min(config.idleTimeout, 30_000)),
@@ -125,8 +128,8 @@ class KeyPool {
 
   #hostWithRoom(launch: boolean): Host | undefined {
     for (const host of this.hosts) {
-      const retired = this.#config.sessionsPerBrowser === 1 && host.served > 0;
-      if (!host.dead && !retired && host.contexts < this.#config.sessionsPerBrowser) return host;
+      const retired = this.#perBrowser === 1 && host.served > 0;
+      if (!host.dead && !retired && host.contexts < this.#perBrowser) return host;
     }
     if (!launch || this.hosts.size >= this.#config.maxBrowsers) return undefined;
     const host: Host = { ready: this.#backend.launch(this.#spec, this.#env), contexts: 0, served: 0, dead: false };
@@ -176,7 +179,7 @@ class KeyPool {
   /** A host with no context left: ended now if it may not be reused, else after the idle timeout. */
   #idle(host: Host): void {
     if (host.contexts > 0 || host.dead) return;
-    if (this.#closed || (this.#config.sessionsPerBrowser === 1 && host.served > 0)) {
+    if (this.#closed || (this.#perBrowser === 1 && host.served > 0)) {
       void this.#end(host);
       return;
     }

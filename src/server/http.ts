@@ -12,6 +12,7 @@ import { checkRequest, type AccessPolicy, type RequestFacts } from './security.t
 import { jsonDepthExceeds } from './limits.ts';
 import { Forwarder } from './forward.ts';
 import type { PassThroughSession } from '../webdriver/pass-through.ts';
+import { bidiSockets } from '../bidi/socket.ts';
 
 const require = createRequire(import.meta.url);
 const uWS = require('uWebSockets.js') as typeof import('uWebSockets.js');
@@ -31,6 +32,8 @@ export interface ServerOptions {
   maxHeaderBytes: number;
   /** JSON bodies nested deeper than this are refused. */
   maxJsonDepth: number;
+  /** Bytes a BiDi socket may have waiting for a client that reads slowly; past this it is closed. */
+  maxBidiBufferedBytes: number;
   /** A forwarded request (pass-through session) with no answer for this long is a timeout (ms). */
   forwardTimeout: number;
   access: AccessPolicy;
@@ -59,13 +62,17 @@ export function startServer(gateway: Gateway, options: ServerOptions): Promise<R
     : uWS.App();
 
   const forwarder = new Forwarder(options.forwardTimeout);
-  app.any('/*', (res, req) => handle(gateway, options, forwarder, res, req));
+  const edge: Edge = { gateway, options, forwarder, webSocketScheme: options.tls ? 'wss' : 'ws', port: options.port };
+  // BiDi sockets: an upgrade request to /session/{id}; any other request there goes on to HTTP.
+  app.ws('/session/*', bidiSockets(gateway, (res, req) => upgradeGate(edge, res, req), { maxMessageBytes: options.maxBodyBytes, maxBufferedBytes: options.maxBidiBufferedBytes }));
+  app.any('/*', (res, req) => handle(edge, res, req));
 
   return new Promise((resolve, reject) => {
     app.listen(options.host, options.port, (token: us_listen_socket | false) => {
       if (!token) return reject(new Error(`could not listen on ${options.host}:${options.port}`));
+      edge.port = uWS.us_socket_local_port(token);
       resolve({
-        port: uWS.us_socket_local_port(token),
+        port: edge.port,
         close: () => {
           uWS.us_listen_socket_close(token);
           forwarder.close();
@@ -75,20 +82,44 @@ export function startServer(gateway: Gateway, options: ServerOptions): Promise<R
   });
 }
 
-function handle(gateway: Gateway, options: ServerOptions, forwarder: Forwarder, res: HttpResponse, req: HttpRequest): void {
-  // uWS contract: read everything from req now; it is gone once this function returns.
-  const method = req.getCaseSensitiveMethod().toUpperCase();
-  const path = req.getUrl();
+/** What every request's handling needs: the gateway, the settings, where the gateway listens. */
+interface Edge {
+  gateway: Gateway;
+  options: ServerOptions;
+  forwarder: Forwarder;
+  webSocketScheme: 'ws' | 'wss';
+  /** The port listened on (known once listening). */
+  port: number;
+}
+
+/** What the gate looks at, read from req at once (uWS: it is gone once the handler returns). */
+function requestFacts(res: HttpResponse, req: HttpRequest): { facts: RequestFacts; path: string; headerBytes: number } {
   let headerBytes = 0;
   req.forEach((name, value) => void (headerBytes += name.length + value.length + 4));
   const facts = {
     peer: Buffer.from(res.getRemoteAddressAsText()).toString(),
-    method,
+    method: req.getCaseSensitiveMethod().toUpperCase(),
     host: req.getHeader('host'),
     origin: req.getHeader('origin'),
     contentType: req.getHeader('content-type'),
     authorization: req.getHeader('authorization'),
   };
+  return { facts, path: req.getUrl(), headerBytes };
+}
+
+/** A WebSocket upgrade passes the same gate as any request, before the socket exists. */
+function upgradeGate(edge: Edge, res: HttpResponse, req: HttpRequest): { principal: string } | { refuse: () => void } {
+  const { facts, path, headerBytes } = requestFacts(res, req);
+  const gate = admit(edge.gateway, edge.options, facts, path, headerBytes);
+  if ('refusal' in gate) return { refuse: () => gate.refusal(res, { aborted: false, head: false }) };
+  return { principal: gate.principal.name };
+}
+
+function handle(edge: Edge, res: HttpResponse, req: HttpRequest): void {
+  const { gateway, options, forwarder } = edge;
+  // uWS contract: read everything from req now; it is gone once this function returns.
+  const { facts, path, headerBytes } = requestFacts(res, req);
+  const { method } = facts;
   // A body the request carries is read to its end before any answer, even a refusal: a keep-alive
   // connection is only usable for the next request once this one is consumed.
   const hasBody = method === 'POST' || !['', '0'].includes(req.getHeader('content-length')) || req.getHeader('transfer-encoding') !== '';
@@ -98,6 +129,7 @@ function handle(gateway: Gateway, options: ServerOptions, forwarder: Forwarder, 
   let gone: AbortController | undefined;
   const request = {
     principal: LOCAL,
+    webSocketBase: `${edge.webSocketScheme}://${facts.host || `${options.host.includes(':') ? `[${options.host}]` : options.host}:${edge.port}`}`,
     get signal(): AbortSignal {
       gone ??= new AbortController();
       if (state.aborted && !state.answered) gone.abort();

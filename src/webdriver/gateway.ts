@@ -10,6 +10,7 @@ import { Admission, type AdmissionConfig } from './admission.ts';
 import { commands } from './commands/index.ts';
 import { UserPromptOpenedError } from '../../backends/backend.ts';
 import { error, toWebDriverError } from './errors.ts';
+import { adoptSharedIds } from './shared-ids.ts';
 import { handleAnyUserPrompts } from './prompts.ts';
 import { Sessions } from './sessions.ts';
 import type { ConfiguredRoute } from './routing.ts';
@@ -36,6 +37,8 @@ export interface RequestContext {
   signal?: AbortSignal;
   /** Whose request it is (the security gate's answer); a loopback client without a token is LOCAL. */
   principal?: Principal;
+  /** `ws://host:port` (or wss) as the client reached the gateway: where its BiDi sockets are. */
+  webSocketBase?: string;
 }
 
 export class Gateway {
@@ -137,6 +140,7 @@ export class Gateway {
     return session.serialize(async () => {
       if (session.ended) throw error('invalid session id', `session ${session.id} has ended`);
       if (command.handlesUserPrompts) await handleAnyUserPrompts(session);
+      if (session.bidi) await adoptSharedIds(session, urlParams, body);
       try {
         return await command.handler({ gateway: this, urlParams, request, session }, params);
       } catch (e) {

@@ -1,6 +1,6 @@
 // One WebDriver session (spec §8 "Sessions"): its browser, current browsing context, timeouts
 // and negotiated behaviour. Commands of a session run one at a time, in arrival order.
-import type { BrowsingContext, DrivenBrowser, PageLoadStrategy } from '../../backends/backend.ts';
+import type { BidiEndpoint, BrowsingContext, DrivenBrowser, PageLoadStrategy } from '../../backends/backend.ts';
 import type { Logger } from '../ops/log.ts';
 import type { TimeoutsConfiguration } from './capabilities.ts';
 import { error } from './errors.ts';
@@ -51,7 +51,12 @@ export class Session {
    */
   readonly knownDocuments = new Map<string, string>();
   /** Where the browser saves this session's downloads (se:downloadsEnabled), inside its temporary directory. */
-  downloads: string | undefined;
+  downloads: string | undefined = undefined;
+  /** The engine's end of the session's BiDi session (webSocketUrl), and the client's connection to it. */
+  bidi: BidiEndpoint | undefined = undefined;
+  bidiConnection: BidiClient | 'opening' | undefined = undefined;
+  /** BiDi shared ids already recorded in their documents for classic commands (shared-ids.ts). */
+  readonly adoptedSharedIds = new Set<string>();
   ended = false;
   readonly createdAt = Date.now();
   /** When the last command ended (or the session started): idle sessions are reaped. */
@@ -75,6 +80,19 @@ export class Session {
     this.release = init.release;
     // Spec §16: beforeunload prompts are handled as they open (src/webdriver/prompts.ts).
     watchUserPrompts(this);
+  }
+
+  /** Serve BiDi (webSocketUrl): the engine's messages go to whichever client is connected. */
+  attachBidi(endpoint: BidiEndpoint): void {
+    this.bidi = endpoint;
+    endpoint.onMessage((message) => {
+      if (typeof this.bidiConnection === 'object') this.bidiConnection.deliver(message);
+    });
+  }
+
+  /** The session ended: its BiDi connection closes (its engine end goes with the browser context). */
+  endBidi(): void {
+    if (typeof this.bidiConnection === 'object') this.bidiConnection.end();
   }
 
   get browserName(): string {
@@ -132,4 +150,11 @@ export class Session {
     const dir = await made.catch(() => undefined);
     if (dir) await rm(dir, { recursive: true, force: true }).catch(() => {});
   }
+}
+
+/** A client's BiDi connection, as the session sees it (src/bidi/connection.ts). */
+export interface BidiClient {
+  deliver(message: Record<string, unknown>): void;
+  /** Close the connection (the session ended). */
+  end(): void;
 }

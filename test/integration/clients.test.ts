@@ -73,32 +73,39 @@ test('selenium-webdriver (JavaScript)', async () => {
   }
 });
 
-test('WebdriverIO', async () => {
-  const browser = await remote({
-    hostname: '127.0.0.1',
-    port: gw.port,
-    path: '/',
-    logLevel: 'silent',
-    connectionRetryCount: 0,
-    capabilities: { browserName: 'chrome', 'goog:chromeOptions': { args: ['--headless=new'] } },
+// WebdriverIO 9 asks for webSocketUrl and speaks BiDi when it gets one (its default mode);
+// 'wdio:enforceWebDriverClassic' keeps it on classic WebDriver. The same scenario both ways.
+for (const mode of ['BiDi', 'classic'] as const) {
+  test(`WebdriverIO (${mode})`, async () => {
+    const browser = await remote({
+      hostname: '127.0.0.1',
+      port: gw.port,
+      path: '/',
+      logLevel: 'silent',
+      connectionRetryCount: 0,
+      capabilities: {
+        browserName: 'chrome',
+        'goog:chromeOptions': { args: ['--headless=new'] },
+        ...(mode === 'classic' && { 'wdio:enforceWebDriverClassic': true }),
+      },
+    });
+    try {
+      assert.equal(browser.isBidi, mode === 'BiDi', 'the session runs in the mode asked for, not a fallback');
+      await browser.url(form);
+      assert.equal(await browser.getTitle(), 'client test');
+      assert.equal(await browser.$('#greeting').getText(), 'Hello');
+      await browser.$('#q').setValue('set');
+      assert.equal(await browser.$('#q').getValue(), 'set');
+      await browser.$('#go').click();
+      assert.equal(await browser.getTitle(), 'sent set');
+      assert.equal(await browser.execute(() => 1 + 1), 2);
+      assert.equal(await browser.$('#missing').isExisting(), false);
+      assert.equal((await browser.$$('input')).length, 1);
+    } finally {
+      await browser.deleteSession();
+    }
   });
-  try {
-    // WebdriverIO asks for webSocketUrl; until BiDi is served it must stay on classic WebDriver.
-    assert.equal(browser.isBidi, false);
-    await browser.url(form);
-    assert.equal(await browser.getTitle(), 'client test');
-    assert.equal(await browser.$('#greeting').getText(), 'Hello');
-    await browser.$('#q').setValue('set');
-    assert.equal(await browser.$('#q').getValue(), 'set');
-    await browser.$('#go').click();
-    assert.equal(await browser.getTitle(), 'sent set');
-    assert.equal(await browser.execute(() => 1 + 1), 2);
-    assert.equal(await browser.$('#missing').isExisting(), false);
-    assert.equal((await browser.$$('input')).length, 1);
-  } finally {
-    await browser.deleteSession();
-  }
-});
+}
 
 const PYTHON = '/usr/bin/python3';
 const PY_SCRIPT = `

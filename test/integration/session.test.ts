@@ -34,7 +34,7 @@ after(async () => {
 const newSession = (params: unknown) => c.raw('POST', '/session', params);
 
 describe('new session', () => {
-  test('what WebdriverIO sends works; the reply has every standard capability and no webSocketUrl', async () => {
+  test('what WebdriverIO sends works; the reply has every standard capability and the BiDi socket on the gateway', async () => {
     const reply = await newSession({
       capabilities: {
         alwaysMatch: {
@@ -51,8 +51,8 @@ describe('new session', () => {
     const { sessionId, capabilities: caps } = reply.value;
     assert.equal(typeof sessionId, 'string');
     assert.ok(sessionId.length > 0);
-    // A client that sees webSocketUrl switches to BiDi, which is not served yet.
-    assert.equal(Object.hasOwn(caps, 'webSocketUrl'), false);
+    // The BiDi socket, on the gateway's own address (bidi.test.ts uses it).
+    assert.equal(caps.webSocketUrl, `ws://127.0.0.1:${gw.port}/session/${sessionId}`);
     assert.equal(caps.browserName, 'chrome');
     assert.match(caps.browserVersion, /^\d+\.\d+\.\d+\.\d+$/);
     assert.equal(caps.browserVersion, installedVersion);

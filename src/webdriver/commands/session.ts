@@ -42,7 +42,7 @@ export const newSession = globalCommand({
       ticket = await gateway.admission.admit(request.signal);
       const created =
         matched.backend.kind === 'driven'
-          ? await createSession(gateway, capabilities, matched as { backend: Backend; spec: LaunchSpec }, ticket, principal, unclaim)
+          ? await createSession(gateway, capabilities, matched as { backend: Backend; spec: LaunchSpec }, ticket, principal, unclaim, request.webSocketBase)
           : await createPassThroughSession(gateway, matched as { backend: PassThroughBackend; spec: UpstreamSpec }, ticket, principal, unclaim, request.signal);
       gateway.metrics.sessionsCreated.inc();
       const caps = created.capabilities as Record<string, unknown>;
@@ -67,13 +67,20 @@ export const newSession = globalCommand({
 async function createSession(
   gateway: Gateway,
   capabilities: Record<string, unknown>,
-  { backend, spec }: { backend: Backend; spec: LaunchSpec },
+  matched: { backend: Backend; spec: LaunchSpec },
   ticket: Ticket,
   principal: Principal,
   unclaim: () => void,
+  webSocketBase = '',
 ) {
+  const { backend } = matched;
   const downloadsEnabled = capabilities['se:downloadsEnabled'];
   if (downloadsEnabled !== undefined && typeof downloadsEnabled !== 'boolean') throw error('invalid argument', 'se:downloadsEnabled must be a boolean');
+  // BiDi (webSocketUrl): the engine's BiDi end sees its whole browser, so the session gets a
+  // browser of its own (a pool key of its own). A backend without BiDi answers no URL, and
+  // clients stay on classic WebDriver (WebdriverIO falls back when it gets none).
+  const bidi = capabilities.webSocketUrl === true && backend.bidi === true;
+  const spec = bidi ? { ...matched.spec, key: JSON.stringify({ ...JSON.parse(matched.spec.key), bidi: true }), ownBrowser: true } : matched.spec;
   let lease;
   try {
     lease = await gateway.pool.lease(backend, spec);
@@ -105,6 +112,7 @@ async function createSession(
   gateway.sessions.add(session);
   browser.onDisconnected(() => void gateway.sessions.end(session, 'its browser went away (it crashed or was killed)'));
   if (downloadsEnabled) await keepDownloads(gateway, session);
+  if (bidi) await openBidi(gateway, session, spec);
   return {
     sessionId: session.id,
     capabilities: {
@@ -118,12 +126,22 @@ async function createSession(
       strictFileInteractability: session.strictFileInteractability,
       timeouts: session.timeouts,
       unhandledPromptBehavior: session.unhandledPromptBehavior,
-      // webSocketUrl is accepted but not answered until BiDi is served: clients such as
-      // WebdriverIO switch protocols when they see a URL here.
+      // The gateway's own address, as the client reached it (never one behind the gateway).
+      ...(bidi && { webSocketUrl: `${webSocketBase}/session/${session.id}` }),
       ...(downloadsEnabled !== undefined && { 'se:downloadsEnabled': downloadsEnabled }),
       ...spec.vendorCapabilities,
     },
   };
+}
+
+/** The session's BiDi session in the engine, begun now so that its cost is New Session's. */
+async function openBidi(gateway: Gateway, session: Session, spec: LaunchSpec): Promise<void> {
+  try {
+    session.attachBidi(await session.browser.openBidi!({ acceptInsecureCerts: spec.acceptInsecureCerts }));
+  } catch (e) {
+    await gateway.sessions.end(session, 'its BiDi session could not be started');
+    throw error('session not created', `webSocketUrl: ${(e as Error).message}`);
+  }
 }
 
 /** Grid's managed downloads: the session's downloads go to a folder of its own (commands/downloads.ts). */

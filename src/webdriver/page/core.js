@@ -54,8 +54,15 @@ function referenceFor(node) {
 function getKnownNode(id, kind) {
   const what = kind === 'shadow root' ? 'shadow root' : 'element';
   if (typeof id !== 'string') fail('invalid argument', `${what} reference must be a string`);
-  const doc = id.slice(0, Math.max(0, id.indexOf('.')));
   const cache = referenceCache(false);
+  // A BiDi shared id the gateway adopted for this document (OPS.adoptSharedId).
+  const adopted = cache?.shared?.get(id);
+  if (adopted) {
+    const node = adopted.deref();
+    if (!node || !node.isConnected) fail(kind === 'shadow root' ? 'detached shadow root' : 'stale element reference', `the ${what} with reference ${id} is no longer attached to the document`);
+    return node;
+  }
+  const doc = id.slice(0, Math.max(0, id.indexOf('.')));
   if (!cache || cache.doc !== doc) {
     // Maybe a document of this session that is gone: the gateway decides (stale or unknown).
     fail(kind === 'shadow root' ? 'no such shadow root' : 'no such element', `no ${what} with reference ${id} in the current browsing context`, {
@@ -305,6 +312,18 @@ OPS.executeScript = async function ({ args, async }) {
     fail('javascript error', describeException(e));
   }
   return jsonClone(result);
+};
+
+/**
+ * A BiDi session names nodes by shared ids (the BiDi mapper's); classic commands may use them
+ * (WebDriver BiDi: one id per node for both). The gateway resolves one to its node and records
+ * it here, for this document.
+ */
+OPS.adoptSharedId = ([node, id]) => {
+  const cache = referenceCache(true);
+  cache.shared ??= new Map();
+  cache.shared.set(id, new WeakRef(node));
+  return null;
 };
 
 async function run(op, args) {

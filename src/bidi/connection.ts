@@ -1,0 +1,91 @@
+// One WebSocket connection of a WebDriver BiDi session (W3C BiDi §5, "Transport"): each text
+// message is a command `{id, method, params}`, checked here before the engine sees it; answers
+// and events go back as text. The gateway answers what concerns the session itself (session.new,
+// session.status, session.end, browser.close); everything else goes to the engine's end.
+import type { BidiEndpoint } from '../../backends/backend.ts';
+
+/** The BiDi error codes this layer answers itself. */
+type BidiErrorCode = 'invalid argument' | 'session not created' | 'unknown error' | 'unsupported operation';
+
+/** What a connection needs of its session and the socket under it. */
+export interface ConnectionHost {
+  /** The engine's end (the mapper, a multiplexed Firefox session). */
+  endpoint: BidiEndpoint;
+  /** Write one text frame; false when the socket is gone. */
+  write(text: string): boolean;
+  /** End the session (session.end, browser.close); resolves once it is ended. */
+  endSession(reason: string): Promise<void>;
+  /** Close the socket after the last answer. */
+  close(): void;
+}
+
+const MAX_ID = Number.MAX_SAFE_INTEGER;
+
+export class BidiConnection {
+  readonly #host: ConnectionHost;
+  #open = true;
+
+  constructor(host: ConnectionHost) {
+    this.#host = host;
+  }
+
+  /** An answer or event of the engine, for this client. */
+  deliver(message: Record<string, unknown>): void {
+    if (this.#open) this.#host.write(JSON.stringify(message));
+  }
+
+  /** The session ended: close the socket. */
+  end(): void {
+    if (this.#open) this.#host.close();
+  }
+
+  /** The socket closed: nothing more is written. */
+  closed(): void {
+    this.#open = false;
+  }
+
+  /** A binary frame: BiDi messages are text (§5.2: invalid argument, id null). */
+  receiveBinary(): void {
+    this.#error(null, 'invalid argument', 'BiDi messages are text frames, not binary');
+  }
+
+  /** A text frame: parse, check, then answer here or send it on. */
+  receive(text: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch (e) {
+      return this.#error(null, 'invalid argument', `the message is not JSON: ${(e as Error).message}`);
+    }
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) return this.#error(null, 'invalid argument', 'a command must be a JSON object');
+    const { id, method, params } = message as Record<string, unknown>;
+    if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id > MAX_ID) {
+      return this.#error(null, 'invalid argument', `a command's id must be an integer from 0 to ${MAX_ID}, got ${JSON.stringify(id) ?? 'none'}`);
+    }
+    if (typeof method !== 'string') return this.#error(id, 'invalid argument', "a command's method must be a string");
+    if (typeof params !== 'object' || params === null || Array.isArray(params)) return this.#error(id, 'invalid argument', `${method}: params must be an object`);
+    switch (method) {
+      case 'session.new':
+        return this.#error(id, 'session not created', 'this connection belongs to a session already');
+      case 'session.status':
+        return this.#success(id, { ready: false, message: 'this connection belongs to a session already' });
+      case 'session.end':
+      case 'browser.close':
+        // Answered, then ended: the socket closes with the session. The session's browser is
+        // its own, so ending the session ends the browser too (the pool retires it).
+        this.#success(id, {});
+        void this.#host.endSession(`its BiDi client sent ${method}`);
+        return;
+      default:
+        this.#host.endpoint.send({ id, method, params: params as Record<string, unknown> });
+    }
+  }
+
+  #success(id: number, result: Record<string, unknown>): void {
+    this.deliver({ type: 'success', id, result });
+  }
+
+  #error(id: number | null, error: BidiErrorCode, message: string): void {
+    this.deliver({ type: 'error', id, error, message });
+  }
+}

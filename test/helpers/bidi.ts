@@ -1,0 +1,110 @@
+// A tiny WebDriver BiDi client over a real WebSocket (the `ws` package): commands by id, events
+// kept in arrival order, waits on events (never on time).
+import WebSocket from 'ws';
+
+export interface BidiMessage {
+  type: 'success' | 'error' | 'event';
+  id?: number | null;
+  result?: any;
+  error?: string;
+  message?: string;
+  method?: string;
+  params?: any;
+}
+
+export class BidiSocket {
+  readonly events: BidiMessage[] = [];
+  /** Error messages that answer no command of ours (id null or unknown). */
+  readonly strayErrors: BidiMessage[] = [];
+  readonly closed: Promise<{ code: number; reason: string }>;
+  readonly #ws: WebSocket;
+  readonly #pending = new Map<number, (m: BidiMessage) => void>();
+  readonly #watchers = new Set<() => void>();
+  #nextId = 1;
+
+  private constructor(ws: WebSocket) {
+    this.#ws = ws;
+    this.closed = new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    ws.on('message', (data) => {
+      const m = JSON.parse(String(data)) as BidiMessage;
+      const answer = typeof m.id === 'number' ? this.#pending.get(m.id) : undefined;
+      if (answer) {
+        this.#pending.delete(m.id!);
+        answer(m);
+      } else if (m.type === 'event') this.events.push(m);
+      else this.strayErrors.push(m);
+      for (const watcher of this.#watchers) watcher();
+    });
+    void this.closed.then(() => {
+      for (const watcher of this.#watchers) watcher();
+    });
+  }
+
+  /** Connect; rejects with the HTTP status of a refused upgrade. */
+  static open(url: string, headers: Record<string, string> = {}): Promise<BidiSocket> {
+    const ws = new WebSocket(url, { headers });
+    return new Promise((resolve, reject) => {
+      ws.once('open', () => resolve(new BidiSocket(ws)));
+      ws.once('unexpected-response', (_req, res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c));
+        res.on('end', () => reject(Object.assign(new Error(`upgrade refused: ${res.statusCode} ${body}`), { status: res.statusCode, body })));
+      });
+      ws.once('error', reject);
+    });
+  }
+
+  /** Send a command; resolves with its answer (success or error). */
+  command(method: string, params: Record<string, unknown> = {}): Promise<BidiMessage> {
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, resolve);
+      this.#ws.send(JSON.stringify({ id, method, params }), (e) => e && reject(e));
+      void this.closed.then(() => this.#pending.has(id) && reject(new Error(`the socket closed before ${method} was answered`)));
+    });
+  }
+
+  /** A command that must succeed: its result. */
+  async call(method: string, params: Record<string, unknown> = {}): Promise<any> {
+    const answer = await this.command(method, params);
+    if (answer.type !== 'success') throw new Error(`${method} failed: ${answer.error}: ${answer.message}`);
+    return answer.result;
+  }
+
+  /** Send anything as it is (text or a binary frame). */
+  raw(data: string | Buffer, binary = false): void {
+    this.#ws.send(data, { binary });
+  }
+
+  /** Resolves once `check` holds for what arrived (events, stray errors), or rejects when the socket closes first. */
+  until<T>(check: () => T | undefined, what: string): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const test = () => {
+        const found = check();
+        if (found !== undefined) {
+          this.#watchers.delete(test);
+          resolve(found);
+        } else if (this.#ws.readyState === WebSocket.CLOSED) {
+          this.#watchers.delete(test);
+          reject(new Error(`the socket closed before ${what}`));
+        }
+      };
+      this.#watchers.add(test);
+      test();
+    });
+  }
+
+  /** The first event of `method` that matches, waiting for it. */
+  event(method: string, match: (params: any) => boolean = () => true): Promise<BidiMessage> {
+    return this.until(() => this.events.find((e) => e.method === method && match(e.params)), `a ${method} event`);
+  }
+
+  close(): void {
+    this.#ws.close();
+  }
+
+  /** Drop the connection without a closing handshake (a client that died). */
+  terminate(): void {
+    this.#ws.terminate();
+  }
+}

@@ -1,0 +1,304 @@
+// WebDriver BiDi through the gateway (webSocketUrl sessions on Chromium): the socket is on the
+// gateway's own host and passes its gate; BiDi and classic commands work on one session at once;
+// bad messages get BiDi errors and the session goes on; sessions cannot see each other.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { BidiSocket } from '../helpers/bidi.ts';
+import type { Session } from '../helpers/client.ts';
+import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { eventually, leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';
+
+let gw: TestGateway;
+let pages: PageServer;
+
+before(async () => {
+  [gw, pages] = await Promise.all([startGateway(), startPageServer()]);
+});
+
+after(async () => {
+  const pid = gw?.process.pid;
+  await gw?.stop();
+  await pages?.close();
+  if (pid) assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
+});
+
+/** A session that asked for webSocketUrl, and its socket. */
+async function bidiSession(): Promise<{ s: Session; socket: BidiSocket }> {
+  const s = await gw.client.newSession({ webSocketUrl: true });
+  return { s, socket: await BidiSocket.open(s.capabilities.webSocketUrl) };
+}
+
+describe('webSocketUrl sessions', () => {
+  test("the socket is on the gateway's own host and port, as the client reached it; a window handle is its BiDi context id", async () => {
+    const { s, socket } = await bidiSession();
+    try {
+      assert.equal(s.capabilities.webSocketUrl, `ws://127.0.0.1:${gw.port}/session/${s.id}`);
+      const { contexts } = await socket.call('browsingContext.getTree');
+      assert.deepEqual(
+        contexts.map((c: { context: string }) => c.context),
+        [await s.get('/window')],
+      );
+      // Reached by another name (an allowed Host), the URL says that name.
+      const answer = await newSessionWithHost(`localhost:${gw.port}`, { webSocketUrl: true });
+      assert.equal(answer.capabilities.webSocketUrl, `ws://localhost:${gw.port}/session/${answer.sessionId}`);
+      await gw.client.ok('DELETE', `/session/${answer.sessionId}`);
+    } finally {
+      socket.close();
+      await s.end();
+    }
+  });
+
+  test('classic and BiDi commands work on the same session at once', async () => {
+    const { s, socket } = await bidiSession();
+    try {
+      const context = await s.get('/window');
+      await socket.call('browsingContext.navigate', { context, url: pages.page('<p>one</p>', 'by bidi'), wait: 'complete' });
+      assert.equal(await s.get('/title'), 'by bidi');
+      await s.navigate(pages.page('<p>two</p>', 'by classic'));
+      const [evaluated, title] = await Promise.all([
+        socket.call('script.evaluate', { expression: 'document.title', target: { context }, awaitPromise: false }),
+        s.get('/title'),
+      ]);
+      assert.deepEqual(evaluated.result, { type: 'string', value: 'by classic' });
+      assert.equal(title, 'by classic');
+      const called = await socket.call('script.callFunction', {
+        functionDeclaration: '(a, b) => a + b',
+        arguments: [
+          { type: 'number', value: 2 },
+          { type: 'number', value: 3 },
+        ],
+        target: { context },
+        awaitPromise: false,
+      });
+      assert.deepEqual(called.result, { type: 'number', value: 5 });
+    } finally {
+      socket.close();
+      await s.end();
+    }
+  });
+
+  test('a node found over BiDi is an element for classic commands: one id for both (WebdriverIO works so)', async () => {
+    const { s, socket } = await bidiSession();
+    try {
+      const context = await s.get('/window');
+      await s.navigate(pages.page('<p id="p">hello <b>there</b></p><button id="b" onclick="this.textContent = \'clicked\'">press</button>', 'ids'));
+      const { nodes } = await socket.call('browsingContext.locateNodes', { context, locator: { type: 'css', value: '#p, #b' } });
+      const [p, b] = nodes.map((n: { sharedId: string }) => n.sharedId);
+      assert.equal(await s.get(`/element/${p}/text`), 'hello there');
+      await s.post(`/element/${b}/click`);
+      assert.equal(await s.get(`/element/${b}/text`), 'clicked');
+      const doubled = await s.post('/execute/sync', { script: 'return arguments[0].id + arguments[1].id', args: [{ 'element-6066-11e4-a52e-4f735466cecf': p }, { 'element-6066-11e4-a52e-4f735466cecf': b }] });
+      assert.equal(doubled, 'pb');
+      await s.fails('GET', `/element/${p.replace(/\d+$/, '999999')}/text`, undefined, 'no such element', 404);
+    } finally {
+      socket.close();
+      await s.end();
+    }
+  });
+
+  test('browsingContext.create, getTree and close; events only while subscribed', async () => {
+    const { s, socket } = await bidiSession();
+    try {
+      const context = await s.get('/window');
+      await socket.call('session.subscribe', { events: ['log.entryAdded', 'browsingContext.contextCreated'] });
+      await socket.call('script.evaluate', { expression: 'console.log("first")', target: { context }, awaitPromise: false });
+      const logged = await socket.event('log.entryAdded', (p) => p.text === 'first');
+      assert.equal(logged.params.source.context, context);
+      const { context: tab } = await socket.call('browsingContext.create', { type: 'tab' });
+      await socket.event('browsingContext.contextCreated', (p) => p.context === tab);
+      const tree = await socket.call('browsingContext.getTree');
+      assert.deepEqual(tree.contexts.map((c: { context: string }) => c.context).sort(), [context, tab].sort());
+      assert.deepEqual((await s.get('/window/handles')).sort(), [context, tab].sort());
+      await socket.call('browsingContext.close', { context: tab });
+      assert.deepEqual(await s.get('/window/handles'), [context]);
+      // Unsubscribed from log entries: a console message made before the next context is created
+      // arrives (if at all) before that context's event, and must not.
+      await socket.call('session.unsubscribe', { events: ['log.entryAdded'] });
+      await socket.call('script.evaluate', { expression: 'console.log("second")', target: { context }, awaitPromise: false });
+      const { context: other } = await socket.call('browsingContext.create', { type: 'tab' });
+      await socket.event('browsingContext.contextCreated', (p) => p.context === other);
+      assert.equal(socket.events.filter((e) => e.method === 'log.entryAdded' && e.params.text === 'second').length, 0);
+    } finally {
+      socket.close();
+      await s.end();
+    }
+  });
+
+  test('session.new on a session\'s socket is session not created; session.status says it is taken', async () => {
+    const { s, socket } = await bidiSession();
+    try {
+      const created = await socket.command('session.new', { capabilities: {} });
+      assert.equal(created.type, 'error');
+      assert.equal(created.error, 'session not created');
+      const status = await socket.call('session.status');
+      assert.equal(status.ready, false);
+      assert.equal(typeof status.message, 'string');
+    } finally {
+      socket.close();
+      await s.end();
+    }
+  });
+
+  test('bad messages each get the BiDi error for them, and the session stays usable', async () => {
+    const { s, socket } = await bidiSession();
+    try {
+      const context = await s.get('/window');
+      const stray = (n: number) => socket.until(() => (socket.strayErrors.length >= n ? socket.strayErrors[n - 1] : undefined), `error ${n}`);
+      socket.raw('not json');
+      assert.deepEqual(pick(await stray(1)), { type: 'error', id: null, error: 'invalid argument' });
+      socket.raw('[1, 2]');
+      assert.deepEqual(pick(await stray(2)), { type: 'error', id: null, error: 'invalid argument' });
+      socket.raw(JSON.stringify({ method: 'session.status', params: {} }));
+      assert.deepEqual(pick(await stray(3)), { type: 'error', id: null, error: 'invalid argument' });
+      socket.raw(JSON.stringify({ id: -1, method: 'session.status', params: {} }));
+      assert.deepEqual(pick(await stray(4)), { type: 'error', id: null, error: 'invalid argument' });
+      socket.raw(Buffer.from(JSON.stringify({ id: 1, method: 'session.status', params: {} })), true);
+      assert.deepEqual(pick(await stray(5)), { type: 'error', id: null, error: 'invalid argument' });
+      assert.deepEqual(pick(await socket.command('nothing.here')), { type: 'error', error: 'unknown command' });
+      assert.deepEqual(pick(await socket.command('browsingContext.navigate', { context, url: 5 })), { type: 'error', error: 'invalid argument' });
+      assert.deepEqual(pick(await socket.command('browsingContext.getTree', 'x' as never)), { type: 'error', error: 'invalid argument' });
+      socket.raw(JSON.stringify({ id: 77, method: 'session.status' }));
+      await socket.until(() => socket.strayErrors.find((e) => e.id === 77), 'the answer to a command without params');
+      const evaluated = await socket.call('script.evaluate', { expression: '6 * 7', target: { context }, awaitPromise: false });
+      assert.deepEqual(evaluated.result, { type: 'number', value: 42 });
+      assert.equal(typeof (await s.get('/title')), 'string');
+    } finally {
+      socket.close();
+      await s.end();
+    }
+  });
+
+  test('the upgrade passes the gate: a web page (Origin), an unknown or classic session, a second connection are refused', async () => {
+    const { s, socket } = await bidiSession();
+    const classic = await gw.client.newSession();
+    try {
+      const url = s.capabilities.webSocketUrl as string;
+      await assert.rejects(BidiSocket.open(url, { Origin: 'http://evil.example' }), (e: { status: number; body: string }) => e.status === 403 && /Origin/.test(e.body));
+      await assert.rejects(BidiSocket.open(url.replace(s.id, 'no-such-session')), (e: { status: number; body: string }) => e.status === 404 && /invalid session id/.test(e.body));
+      await assert.rejects(BidiSocket.open(url.replace(s.id, classic.id)), (e: { status: number; body: string }) => e.status === 400 && /webSocketUrl/.test(e.body));
+      await assert.rejects(BidiSocket.open(url), (e: { status: number; body: string }) => e.status === 400 && /already/.test(e.body));
+      // The first connection is unharmed; once it is closed another may connect.
+      assert.equal((await socket.call('session.status')).ready, false);
+      socket.close();
+      await socket.closed;
+      const again = await eventuallyOpen(url);
+      assert.ok((await again.call('browsingContext.getTree')).contexts.length >= 1);
+      again.close();
+    } finally {
+      await classic.end();
+      await s.end();
+    }
+  });
+
+  test('two BiDi sessions at once: each sees only its own windows and events', async () => {
+    const a = await bidiSession();
+    const b = await bidiSession();
+    try {
+      const [treeA, treeB] = await Promise.all([a.socket.call('browsingContext.getTree'), b.socket.call('browsingContext.getTree')]);
+      assert.deepEqual(treeA.contexts.map((c: { context: string }) => c.context), [await a.s.get('/window')]);
+      assert.deepEqual(treeB.contexts.map((c: { context: string }) => c.context), [await b.s.get('/window')]);
+      await Promise.all([a.socket.call('session.subscribe', { events: ['log.entryAdded'] }), b.socket.call('session.subscribe', { events: ['log.entryAdded'] })]);
+      await a.socket.call('script.evaluate', { expression: 'console.log("from a")', target: { context: await a.s.get('/window') }, awaitPromise: false });
+      await a.socket.event('log.entryAdded', (p) => p.text === 'from a');
+      await b.socket.call('script.evaluate', { expression: 'console.log("from b")', target: { context: await b.s.get('/window') }, awaitPromise: false });
+      await b.socket.event('log.entryAdded', (p) => p.text === 'from b');
+      assert.deepEqual(b.socket.events.map((e) => e.params.text), ['from b']);
+      assert.deepEqual(a.socket.events.map((e) => e.params.text), ['from a']);
+      // Another session's context cannot be driven.
+      const foreign = await a.socket.command('script.evaluate', { expression: '1', target: { context: await b.s.get('/window') }, awaitPromise: false });
+      assert.equal(foreign.type, 'error');
+      assert.equal(foreign.error, 'no such frame');
+    } finally {
+      a.socket.close();
+      b.socket.close();
+      await a.s.end();
+      await b.s.end();
+    }
+  });
+
+  test('session.end answers, ends the session with its browser, and closes the socket; Delete Session closes it too', async () => {
+    const pid = gw.process.pid!;
+    const { s, socket } = await bidiSession();
+    const browsersDuring = await leftoverBrowsers(pid);
+    assert.deepEqual(await socket.call('session.end'), {});
+    assert.equal((await socket.closed).code, 1000);
+    await s.fails('GET', '/title', undefined, 'invalid session id', 404);
+    await eventually(async () => (await leftoverBrowsers(pid)) < browsersDuring, "the session's own browser outlived it");
+    const other = await bidiSession();
+    await other.s.end();
+    assert.equal((await other.socket.closed).code, 1000);
+  });
+
+  test('a socket dropped in the middle of a command leaves the session usable; another connection is served', async () => {
+    const { s, socket } = await bidiSession();
+    try {
+      const context = await s.get('/window');
+      const slow = socket.command('script.evaluate', { expression: 'new Promise((r) => setTimeout(() => r(1), 3000))', target: { context }, awaitPromise: true });
+      slow.catch(() => {});
+      socket.terminate();
+      await socket.closed;
+      const next = await eventuallyOpen(s.capabilities.webSocketUrl);
+      const evaluated = await next.call('script.evaluate', { expression: 'document.readyState', target: { context }, awaitPromise: false });
+      assert.equal(evaluated.result.type, 'string');
+      assert.equal(typeof (await s.get('/url')), 'string');
+      next.close();
+    } finally {
+      await s.end();
+    }
+  });
+});
+
+describe('a frame larger than the limit', () => {
+  let small: TestGateway;
+  before(async () => {
+    small = await startGateway([], { config: { maxBodyBytes: 65536 } });
+  });
+  after(async () => {
+    await small?.stop();
+  });
+
+  test('closes the socket with 1009 (message too big); the session goes on and may connect again', async () => {
+    const s = await small.client.newSession({ webSocketUrl: true });
+    try {
+      const socket = await BidiSocket.open(s.capabilities.webSocketUrl);
+      socket.raw(JSON.stringify({ id: 1, method: 'script.evaluate', params: { expression: 'x'.repeat(100_000) } }));
+      const closed = await socket.closed;
+      assert.equal(closed.code, 1009);
+      assert.match(closed.reason, /65536 bytes/);
+      const again = await eventuallyOpen(s.capabilities.webSocketUrl);
+      assert.equal((await again.call('session.status')).ready, false);
+      again.close();
+    } finally {
+      await s.end();
+    }
+  });
+});
+
+/** The gateway learns that a socket closed a moment after the client does: connect once it has. */
+async function eventuallyOpen(url: string): Promise<BidiSocket> {
+  let socket: BidiSocket | undefined;
+  await eventually(async () => {
+    socket = await BidiSocket.open(url).catch(() => undefined);
+    return socket !== undefined;
+  }, 'the session took no new connection');
+  return socket!;
+}
+
+function pick(m: { type: string; id?: number | null; error?: string }): Record<string, unknown> {
+  return m.id === null ? { type: m.type, id: null, error: m.error } : { type: m.type, error: m.error };
+}
+
+/** New Session sent with a Host header of our choosing (fetch cannot set it). */
+function newSessionWithHost(host: string, alwaysMatch: Record<string, unknown>): Promise<{ sessionId: string; capabilities: Record<string, unknown> }> {
+  const body = JSON.stringify({ capabilities: { alwaysMatch } });
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: gw.port, method: 'POST', path: '/session', headers: { Host: host, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c));
+      res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(text).value) : reject(new Error(`${res.statusCode} ${text}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
