@@ -17,6 +17,10 @@ export interface ConnectionHost {
   endSession(reason: string): Promise<void>;
   /** Close the socket after the last answer. */
   close(): void;
+  /** A message came or went: the session is in use (the idle reaper), and it is counted. */
+  activity(direction: 'in' | 'out'): void;
+  /** A command answered an error (logged by method and code, never the message's body). */
+  failed(method: string, error: string): void;
 }
 
 const MAX_ID = Number.MAX_SAFE_INTEGER;
@@ -24,6 +28,8 @@ const MAX_ID = Number.MAX_SAFE_INTEGER;
 export class BidiConnection {
   readonly #host: ConnectionHost;
   #open = true;
+  /** Commands sent on to the engine and not answered yet: id → method (for the log). */
+  readonly #forwarded = new Map<number, string>();
 
   constructor(host: ConnectionHost) {
     this.#host = host;
@@ -31,7 +37,14 @@ export class BidiConnection {
 
   /** An answer or event of the engine, for this client. */
   deliver(message: Record<string, unknown>): void {
-    if (this.#open) this.#host.write(JSON.stringify(message));
+    if (typeof message.id === 'number' && message.type !== 'event') {
+      const method = this.#forwarded.get(message.id);
+      this.#forwarded.delete(message.id);
+      if (method && message.type === 'error') this.#host.failed(method, String(message.error));
+    }
+    if (!this.#open) return;
+    this.#host.activity('out');
+    this.#host.write(JSON.stringify(message));
   }
 
   /** The session ended: close the socket. */
@@ -46,11 +59,13 @@ export class BidiConnection {
 
   /** A binary frame: BiDi messages are text (§5.2: invalid argument, id null). */
   receiveBinary(): void {
+    this.#host.activity('in');
     this.#error(null, 'invalid argument', 'BiDi messages are text frames, not binary');
   }
 
   /** A text frame: parse, check, then answer here or send it on. */
   receive(text: string): void {
+    this.#host.activity('in');
     let message: unknown;
     try {
       message = JSON.parse(text);
@@ -77,6 +92,7 @@ export class BidiConnection {
         void this.#host.endSession(`its BiDi client sent ${method}`);
         return;
       default:
+        this.#forwarded.set(id, method);
         this.#host.endpoint.send({ id, method, params: params as Record<string, unknown> });
     }
   }
@@ -86,6 +102,7 @@ export class BidiConnection {
   }
 
   #error(id: number | null, error: BidiErrorCode, message: string): void {
+    this.#host.failed('(refused by the gateway)', error);
     this.deliver({ type: 'error', id, error, message });
   }
 }

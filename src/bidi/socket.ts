@@ -62,6 +62,14 @@ export function bidiSockets(gateway: Gateway, gate: UpgradeGate, options: BidiSo
         write: (text) => !data.closed && ws.send(text, false) !== 2,
         endSession: (reason) => gateway.sessions.end(session, reason),
         close: () => void (!data.closed && ws.end(1000, 'session ended')),
+        activity: (direction) => {
+          session.lastActivity = Date.now();
+          gateway.metrics.bidiMessages.inc({ direction });
+        },
+        failed: (method, code) => {
+          gateway.metrics.bidiErrors.inc({ error: code });
+          gateway.log.info({ event: 'bidi command failed', sessionId: session.id, method, error: code });
+        },
       });
       data.connection = connection;
       session.bidiConnection = connection;

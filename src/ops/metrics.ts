@@ -8,6 +8,8 @@ export interface MetricsSource {
   sessionsActive(): number;
   sessionsQueued(): number;
   pool(): KeyStats[];
+  /** BiDi sockets open now. */
+  bidiConnections(): number;
 }
 
 export class Metrics {
@@ -16,6 +18,8 @@ export class Metrics {
   readonly sessionsFailed: client.Counter;
   readonly commandDuration: client.Histogram<'command'>;
   readonly commandErrors: client.Counter<'command' | 'error'>;
+  readonly bidiMessages: client.Counter<'direction'>;
+  readonly bidiErrors: client.Counter<'error'>;
 
   constructor(source: MetricsSource) {
     const registers = [this.registry];
@@ -33,6 +37,21 @@ export class Metrics {
       help: 'Commands that answered an error, by command and W3C error code',
       labelNames: ['command', 'error'],
       registers,
+    });
+    this.bidiMessages = new client.Counter({
+      name: 'wdgate_bidi_messages_total',
+      help: 'WebDriver BiDi messages: received from clients (in), sent to them (out)',
+      labelNames: ['direction'],
+      registers,
+    });
+    this.bidiErrors = new client.Counter({ name: 'wdgate_bidi_errors_total', help: 'BiDi commands that answered an error, by error code', labelNames: ['error'], registers });
+    new client.Gauge({
+      name: 'wdgate_bidi_connections',
+      help: 'WebDriver BiDi sockets open now',
+      registers,
+      collect() {
+        this.set(source.bidiConnections());
+      },
     });
     new client.Gauge({
       name: 'wdgate_sessions_active',

@@ -71,6 +71,7 @@ export class Gateway {
       sessionsActive: () => this.sessions.size,
       sessionsQueued: () => this.admission.queued,
       pool: () => this.pool.stats(),
+      bidiConnections: () => this.sessions.bidiConnections(),
     });
   }
 

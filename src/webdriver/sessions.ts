@@ -48,6 +48,13 @@ export class Sessions {
     return ending?.owner === owner ? ending.reason : undefined;
   }
 
+  /** Sessions with a BiDi client connected now. */
+  bidiConnections(): number {
+    let n = 0;
+    for (const session of this.#byId.values()) if (session.kind === 'driven' && typeof session.bidiConnection === 'object') n++;
+    return n;
+  }
+
   all(): AnySession[] {
     return [...this.#byId.values()];
   }

@@ -125,15 +125,22 @@ describe('webSocketUrl sessions', () => {
     }
   });
 
-  test('session.new on a session\'s socket is session not created; session.status says it is taken', async () => {
+  test('session.new on a session\'s socket is session not created; session.status says it is taken; /status and /metrics count sockets and messages', async () => {
     const { s, socket } = await bidiSession();
     try {
+      assert.equal((await gw.client.ok('GET', '/status')).bidi.connections, 1);
       const created = await socket.command('session.new', { capabilities: {} });
       assert.equal(created.type, 'error');
       assert.equal(created.error, 'session not created');
       const status = await socket.call('session.status');
       assert.equal(status.ready, false);
       assert.equal(typeof status.message, 'string');
+      const metrics = (await gw.client.raw('GET', '/metrics')).value as string;
+      assert.match(metrics, /^wdgate_bidi_connections 1$/m);
+      assert.ok(Number(/^wdgate_bidi_messages_total\{direction="in"\} (\d+)$/m.exec(metrics)?.[1]) >= 2, metrics);
+      socket.close();
+      await socket.closed;
+      await eventually(async () => (await gw.client.ok('GET', '/status')).bidi.connections === 0, 'the closed socket was still counted');
     } finally {
       socket.close();
       await s.end();
@@ -155,7 +162,10 @@ describe('webSocketUrl sessions', () => {
       assert.deepEqual(pick(await stray(4)), { type: 'error', id: null, error: 'invalid argument' });
       socket.raw(Buffer.from(JSON.stringify({ id: 1, method: 'session.status', params: {} })), true);
       assert.deepEqual(pick(await stray(5)), { type: 'error', id: null, error: 'invalid argument' });
-      assert.deepEqual(pick(await socket.command('nothing.here')), { type: 'error', error: 'unknown command' });
+      assert.deepEqual(pick(await socket.command('nothing.here', { secret: 'do-not-log-me' })), { type: 'error', error: 'unknown command' });
+      // Operators see the failure by method and code, never the message's body.
+      assert.match(gw.output(), /"event":"bidi command failed"[^\n]*"method":"nothing.here"[^\n]*"error":"unknown command"/);
+      assert.doesNotMatch(gw.output(), /do-not-log-me/);
       assert.deepEqual(pick(await socket.command('browsingContext.navigate', { context, url: 5 })), { type: 'error', error: 'invalid argument' });
       assert.deepEqual(pick(await socket.command('browsingContext.getTree', 'x' as never)), { type: 'error', error: 'invalid argument' });
       socket.raw(JSON.stringify({ id: 77, method: 'session.status' }));

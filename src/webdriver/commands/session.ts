@@ -285,6 +285,7 @@ export const status = globalCommand({
       },
       // Per launch key: browsers, contexts leased and prepared, contexts being prepared.
       pool: gateway.pool.stats(),
+      bidi: { connections: gateway.sessions.bidiConnections() },
     };
   },
 });
