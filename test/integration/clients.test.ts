@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { Builder, By, Key } from 'selenium-webdriver';
 import chrome from 'selenium-webdriver/chrome.js';
 import { remote } from 'webdriverio';
+import { createRequire } from 'node:module';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';
 
@@ -106,6 +107,56 @@ for (const mode of ['BiDi', 'classic'] as const) {
     }
   });
 }
+
+// selenium-webdriver's BiDi modules have no type declarations.
+const require = createRequire(import.meta.url);
+const LogInspector = require('selenium-webdriver/bidi/logInspector.js');
+const ScriptManager = require('selenium-webdriver/bidi/scriptManager.js');
+const { Network } = require('selenium-webdriver/bidi/network.js');
+const { AddInterceptParameters } = require('selenium-webdriver/bidi/addInterceptParameters.js');
+const { InterceptPhase } = require('selenium-webdriver/bidi/interceptPhase.js');
+const { ContinueRequestParameters } = require('selenium-webdriver/bidi/continueRequestParameters.js');
+
+test("selenium-webdriver's BiDi APIs: console and JavaScript error listeners, a preload script, network intercepts that continue and fail", async () => {
+  const options = new chrome.Options().addArguments('--headless=new');
+  options.set('webSocketUrl', true); // what enableBidi() does
+  const driver = await new Builder().usingServer(gw.url).forBrowser('chrome').setChromeOptions(options as chrome.Options).build();
+  try {
+    const context = await driver.getWindowHandle();
+    const logs = await LogInspector(driver);
+    const consoleEntries: string[] = [];
+    const exceptions: string[] = [];
+    await logs.onConsoleEntry((entry: { text: string }) => consoleEntries.push(entry.text));
+    await logs.onJavascriptException((entry: { text: string }) => exceptions.push(entry.text));
+    const scripts = await ScriptManager(context, driver);
+    await scripts.addPreloadScript('() => { window.preloaded = "before the page"; }');
+
+    const network = await Network(driver);
+    await network.addIntercept(new AddInterceptParameters(InterceptPhase.BEFORE_REQUEST_SENT));
+    const seen: string[] = [];
+    await network.beforeRequestSent(async (event: { request: { request: string; url: string } } | null) => {
+      if (!event) return; // selenium-webdriver hands its listeners null for events it did not parse
+      seen.push(event.request.url);
+      if (event.request.url.endsWith('/blocked.txt')) await network.failRequest(event.request.request);
+      else await network.continueRequest(new ContinueRequestParameters(event.request.request));
+    });
+
+    await driver.get(pages.page(`<script>
+      console.log('hello from the page');
+      document.title = window.preloaded;
+      fetch('/blocked.txt').then(() => (window.blocked = 'loaded'), () => (window.blocked = 'failed'));
+      setTimeout(() => { throw new Error('boom'); });
+    </script>`));
+    assert.equal(await driver.getTitle(), 'before the page');
+    await driver.wait(async () => (await driver.executeScript('return window.blocked')) !== null, 10_000);
+    assert.equal(await driver.executeScript('return window.blocked'), 'failed');
+    assert.ok(seen.some((url) => url.endsWith('/blocked.txt')));
+    assert.ok(seen.some((url) => url.includes('/html/')), 'the page itself was intercepted and continued');
+    await driver.wait(() => consoleEntries.includes('hello from the page') && exceptions.some((t) => /boom/.test(t)), 10_000);
+  } finally {
+    await driver.quit();
+  }
+});
 
 const PYTHON = '/usr/bin/python3';
 const PY_SCRIPT = `
