@@ -5,12 +5,19 @@
 import type { BidiEndpoint } from '../../backends/backend.ts';
 
 /** The BiDi error codes this layer answers itself. */
-type BidiErrorCode = 'invalid argument' | 'session not created' | 'unknown error' | 'unsupported operation';
+type BidiErrorCode = 'invalid argument' | 'invalid session id' | 'session not created' | 'unknown error' | 'unsupported operation';
 
 /** What a connection needs of its session and the socket under it. */
 export interface ConnectionHost {
-  /** The engine's end (the mapper, a multiplexed Firefox session). */
-  endpoint: BidiEndpoint;
+  /** The engine's end (the mapper, a multiplexed Firefox session); none before session.new. */
+  endpoint(): BidiEndpoint | undefined;
+  /**
+   * A direct connection (`/session`) creates its session with session.new: the result to answer,
+   * or a W3C error. Absent on a session's own socket.
+   */
+  newSession?(params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** session.status without a session: whether a session could be created now. */
+  status(): { ready: boolean; message: string };
   /** Write one text frame; false when the socket is gone. */
   write(text: string): boolean;
   /** End the session (session.end, browser.close); resolves once it is ended. */
@@ -79,21 +86,41 @@ export class BidiConnection {
     }
     if (typeof method !== 'string') return this.#error(id, 'invalid argument', "a command's method must be a string");
     if (typeof params !== 'object' || params === null || Array.isArray(params)) return this.#error(id, 'invalid argument', `${method}: params must be an object`);
+    const endpoint = this.#host.endpoint();
     switch (method) {
       case 'session.new':
-        return this.#error(id, 'session not created', 'this connection belongs to a session already');
+        if (endpoint || !this.#host.newSession) return this.#error(id, 'session not created', 'this connection belongs to a session already');
+        return void this.#newSession(id, params as Record<string, unknown>);
       case 'session.status':
+        if (!endpoint) return this.#success(id, this.#host.status());
         return this.#success(id, { ready: false, message: 'this connection belongs to a session already' });
       case 'session.end':
       case 'browser.close':
+        if (!endpoint) return this.#error(id, 'invalid session id', `${method}: there is no session`);
         // Answered, then ended: the socket closes with the session. The session's browser is
         // its own, so ending the session ends the browser too (the pool retires it).
         this.#success(id, {});
         void this.#host.endSession(`its BiDi client sent ${method}`);
         return;
       default:
+        if (!endpoint) return this.#error(id, 'invalid session id', `${method}: there is no session yet (send session.new first)`);
         this.#forwarded.set(id, method);
-        this.#host.endpoint.send({ id, method, params: params as Record<string, unknown> });
+        endpoint.send({ id, method, params: params as Record<string, unknown> });
+    }
+  }
+
+  /** session.new on a direct connection: one at a time, then the connection belongs to it. */
+  #creating = false;
+  async #newSession(id: number, params: Record<string, unknown>): Promise<void> {
+    if (this.#creating) return this.#error(id, 'session not created', 'a session is being created on this connection already');
+    this.#creating = true;
+    try {
+      this.#success(id, await this.#host.newSession!(params));
+    } catch (e) {
+      const { error, message } = e as { error?: string; message?: string };
+      this.#error(id, (typeof error === 'string' ? error : 'session not created') as BidiErrorCode, message ?? String(e));
+    } finally {
+      this.#creating = false;
     }
   }
 

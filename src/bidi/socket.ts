@@ -1,18 +1,25 @@
-// The BiDi WebSockets on the uWebSockets.js app: `/session/{id}` of a session that asked for
-// `webSocketUrl`. The upgrade passes the same gate as HTTP (loopback or token, Host, Origin)
-// before anything is read; the session must be the principal's own and have a BiDi end. One
-// connection per session at a time. Closing the socket leaves the HTTP session as it is.
+// The BiDi WebSockets on the uWebSockets.js app. `/session/{id}`: the socket of a session that
+// asked for `webSocketUrl`; closing it leaves the session. `/session`: a direct BiDi connection,
+// whose session.new leases a browser like HTTP New Session and whose closing ends that session.
+// Every upgrade passes the same gate as HTTP (loopback or token, Host, Origin) before anything
+// is read; a session must be the principal's own. One connection per session at a time.
 import type { HttpRequest, HttpResponse, us_socket_context_t, WebSocket, WebSocketBehavior } from 'uWebSockets.js';
-import { error, serializeError } from '../webdriver/errors.ts';
+import { error, serializeError, toWebDriverError, type WebDriverError } from '../webdriver/errors.ts';
 import type { Gateway } from '../webdriver/gateway.ts';
 import type { Session } from '../webdriver/session.ts';
+import type { Principal } from '../server/auth.ts';
 import { BidiConnection } from './connection.ts';
 
 /** The gate's verdict on an upgrade request: whose it is, or the HTTP answer that refuses it. */
-export type UpgradeGate = (res: HttpResponse, req: HttpRequest) => { principal: string } | { refuse: () => void };
+export type UpgradeGate = (res: HttpResponse, req: HttpRequest) => { principal: Principal; webSocketBase: string } | { refuse: () => void };
 
 interface SocketData {
-  session: Session;
+  /** The session: a webSocketUrl session's from the start; a direct connection's once created. */
+  session?: Session;
+  /** A direct connection (`/session`): its session ends with it. */
+  direct: boolean;
+  principal: Principal;
+  webSocketBase: string;
   connection?: BidiConnection;
   /** uWS: a closed socket must never be touched again. */
   closed: boolean;
@@ -40,40 +47,47 @@ export function bidiSockets(gateway: Gateway, gate: UpgradeGate, options: BidiSo
       const key = req.getHeader('sec-websocket-key');
       const protocol = req.getHeader('sec-websocket-protocol');
       const extensions = req.getHeader('sec-websocket-extensions');
-      const id = /^\/session\/([^/]+)$/.exec(req.getUrl())?.[1];
+      const path = req.getUrl();
       const verdict = gate(res, req);
       if ('refuse' in verdict) return verdict.refuse();
-      const session = id ? gateway.sessions.get(id, verdict.principal) : undefined;
-      const refuse = (status: string, e: ReturnType<typeof error>): void =>
+      const refuse = (status: string, e: WebDriverError): void =>
         void res.cork(() => void res.writeStatus(status).writeHeader('Content-Type', 'application/json; charset=utf-8').end(serializeError(e).body));
-      if (!session || session.kind !== 'driven') return refuse('404 Not Found', error('invalid session id', `no active session with id ${id ?? ''}`));
+      const base = { direct: false, principal: verdict.principal, webSocketBase: verdict.webSocketBase, closed: false };
+      if (path === '/session' || path === '/session/') return res.upgrade<SocketData>({ ...base, direct: true }, key, protocol, extensions, context);
+      const id = /^\/session\/([^/]+)$/.exec(path)?.[1];
+      const session = id ? gateway.sessions.get(id, verdict.principal.name) : undefined;
+      if (!session || session.kind !== 'driven') return refuse('404 Not Found', error('invalid session id', `no active session with id ${id ?? path}`));
       if (!session.bidi) return refuse('400 Bad Request', error('invalid argument', `session ${session.id} did not ask for webSocketUrl: it has no BiDi connection`));
       if (session.bidiConnection) return refuse('400 Bad Request', error('invalid argument', `session ${session.id} already has a BiDi connection open`));
       // Claimed now, so that a second upgrade in flight is refused too.
       session.bidiConnection = 'opening';
-      res.upgrade<SocketData>({ session, closed: false }, key, protocol, extensions, context);
+      res.upgrade<SocketData>({ ...base, session }, key, protocol, extensions, context);
     },
 
     open(ws: WebSocket<SocketData>) {
       const data = ws.getUserData();
-      const { session } = data;
-      const connection = new BidiConnection({
-        endpoint: session.bidi!,
+      const connection: BidiConnection = new BidiConnection({
+        endpoint: () => data.session?.bidi,
+        newSession: data.direct ? (params): Promise<Record<string, unknown>> => createSession(gateway, data, connection, params) : undefined,
+        status: () => {
+          const ready = !gateway.closing && !gateway.admission.full;
+          return { ready, message: ready ? 'wdgate is ready to create a session' : gateway.closing ? 'wdgate is shutting down' : `wdgate is at its limit of ${gateway.maxSessions} sessions` };
+        },
         write: (text) => !data.closed && ws.send(text, false) !== 2,
-        endSession: (reason) => gateway.sessions.end(session, reason),
+        endSession: (reason) => (data.session ? gateway.sessions.end(data.session, reason) : Promise.resolve()),
         close: () => void (!data.closed && ws.end(1000, 'session ended')),
         activity: (direction) => {
-          session.lastActivity = Date.now();
+          if (data.session) data.session.lastActivity = Date.now();
           gateway.metrics.bidiMessages.inc({ direction });
         },
         failed: (method, code) => {
           gateway.metrics.bidiErrors.inc({ error: code });
-          gateway.log.info({ event: 'bidi command failed', sessionId: session.id, method, error: code });
+          gateway.log.info({ event: 'bidi command failed', sessionId: data.session?.id, method, error: code });
         },
       });
       data.connection = connection;
-      session.bidiConnection = connection;
-      gateway.log.info({ event: 'bidi connected', sessionId: session.id });
+      if (data.session) data.session.bidiConnection = connection;
+      gateway.log.info({ event: 'bidi connected', sessionId: data.session?.id, direct: data.direct });
     },
 
     message(ws: WebSocket<SocketData>, message: ArrayBuffer, isBinary: boolean) {
@@ -88,8 +102,41 @@ export function bidiSockets(gateway: Gateway, gate: UpgradeGate, options: BidiSo
       const data = ws.getUserData();
       data.closed = true;
       data.connection?.closed();
-      if (data.session.bidiConnection === data.connection || data.session.bidiConnection === 'opening') data.session.bidiConnection = undefined;
-      gateway.log.info({ event: 'bidi disconnected', sessionId: data.session.id, code });
+      const { session } = data;
+      if (session && (session.bidiConnection === data.connection || session.bidiConnection === 'opening')) session.bidiConnection = undefined;
+      // A direct connection's session lives as long as it does (a dropped client leaks nothing).
+      if (session && data.direct) void gateway.sessions.end(session, 'its BiDi connection closed');
+      gateway.log.info({ event: 'bidi disconnected', sessionId: session?.id, code });
     },
   };
+}
+
+/**
+ * session.new on a direct connection: the W3C New Session (capabilities processed and matched,
+ * admission, a lease from the pool) with webSocketUrl, then the connection is the session's.
+ */
+async function createSession(gateway: Gateway, data: SocketData, connection: BidiConnection, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const capabilities = (params.capabilities ?? {}) as Record<string, unknown>;
+  if (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities)) throw { error: 'invalid argument', message: 'session.new: capabilities must be an object' };
+  const alwaysMatch = { ...((capabilities.alwaysMatch as Record<string, unknown> | undefined) ?? {}), webSocketUrl: true };
+  let created: { sessionId: string; capabilities: Record<string, unknown> };
+  try {
+    created = (await gateway.execute('newSession', {}, { capabilities: { ...capabilities, alwaysMatch } }, { principal: data.principal, webSocketBase: data.webSocketBase })) as typeof created;
+  } catch (e) {
+    const w = toWebDriverError(e);
+    throw { error: w.code, message: w.message };
+  }
+  const session = gateway.sessions.get(created.sessionId, data.principal.name);
+  if (!session || session.kind !== 'driven' || !session.bidi) {
+    if (session) await gateway.sessions.end(session, 'it cannot serve BiDi');
+    throw { error: 'session not created', message: 'the browser these capabilities chose serves no WebDriver BiDi here' };
+  }
+  if (data.closed) {
+    await gateway.sessions.end(session, 'its BiDi connection closed');
+    throw { error: 'session not created', message: 'the connection closed' };
+  }
+  data.session = session;
+  session.bidiConnection = connection;
+  const { webSocketUrl: _url, ...rest } = created.capabilities;
+  return { sessionId: created.sessionId, capabilities: rest };
 }

@@ -64,7 +64,9 @@ export function startServer(gateway: Gateway, options: ServerOptions): Promise<R
   const forwarder = new Forwarder(options.forwardTimeout);
   const edge: Edge = { gateway, options, forwarder, webSocketScheme: options.tls ? 'wss' : 'ws', port: options.port };
   // BiDi sockets: an upgrade request to /session/{id}; any other request there goes on to HTTP.
-  app.ws('/session/*', bidiSockets(gateway, (res, req) => upgradeGate(edge, res, req), { maxMessageBytes: options.maxBodyBytes, maxBufferedBytes: options.maxBidiBufferedBytes }));
+  const sockets = bidiSockets(gateway, (res, req) => upgradeGate(edge, res, req), { maxMessageBytes: options.maxBodyBytes, maxBufferedBytes: options.maxBidiBufferedBytes });
+  app.ws('/session', sockets);
+  app.ws('/session/*', sockets);
   app.any('/*', (res, req) => handle(edge, res, req));
 
   return new Promise((resolve, reject) => {
@@ -108,11 +110,17 @@ function requestFacts(res: HttpResponse, req: HttpRequest): { facts: RequestFact
 }
 
 /** A WebSocket upgrade passes the same gate as any request, before the socket exists. */
-function upgradeGate(edge: Edge, res: HttpResponse, req: HttpRequest): { principal: string } | { refuse: () => void } {
+function upgradeGate(edge: Edge, res: HttpResponse, req: HttpRequest): { principal: Principal; webSocketBase: string } | { refuse: () => void } {
   const { facts, path, headerBytes } = requestFacts(res, req);
   const gate = admit(edge.gateway, edge.options, facts, path, headerBytes);
   if ('refusal' in gate) return { refuse: () => gate.refusal(res, { aborted: false, head: false }) };
-  return { principal: gate.principal.name };
+  return { principal: gate.principal, webSocketBase: webSocketBase(edge, facts.host) };
+}
+
+/** `ws://host:port` as the client reached the gateway (the Host it sent passed the gate). */
+function webSocketBase(edge: Edge, host: string): string {
+  const { options } = edge;
+  return `${edge.webSocketScheme}://${host || `${options.host.includes(':') ? `[${options.host}]` : options.host}:${edge.port}`}`;
 }
 
 function handle(edge: Edge, res: HttpResponse, req: HttpRequest): void {
@@ -129,7 +137,7 @@ function handle(edge: Edge, res: HttpResponse, req: HttpRequest): void {
   let gone: AbortController | undefined;
   const request = {
     principal: LOCAL,
-    webSocketBase: `${edge.webSocketScheme}://${facts.host || `${options.host.includes(':') ? `[${options.host}]` : options.host}:${edge.port}`}`,
+    webSocketBase: webSocketBase(edge, facts.host),
     get signal(): AbortSignal {
       gone ??= new AbortController();
       if (state.aborted && !state.answered) gone.abort();

@@ -259,6 +259,41 @@ describe('webSocketUrl sessions', () => {
   });
 });
 
+describe('direct BiDi connections (ws://host:port/session)', () => {
+  test('session.status needs no session; a command before session.new is invalid session id; bad capabilities are an error', async () => {
+    const socket = await BidiSocket.open(`ws://127.0.0.1:${gw.port}/session`);
+    try {
+      const status = await socket.call('session.status');
+      assert.equal(status.ready, true);
+      assert.deepEqual(pick(await socket.command('browsingContext.getTree')), { type: 'error', error: 'invalid session id' });
+      assert.deepEqual(pick(await socket.command('session.new', { capabilities: { alwaysMatch: { pageLoadStrategy: 'sometimes' } } })), { type: 'error', error: 'invalid argument' });
+      assert.deepEqual(pick(await socket.command('session.new', { capabilities: { alwaysMatch: { browserName: 'netscape' } } })), { type: 'error', error: 'session not created' });
+    } finally {
+      socket.close();
+    }
+  });
+
+  test('session.new leases a browser like New Session; the connection is the session, and closing it ends the session', async () => {
+    const pid = gw.process.pid!;
+    const socket = await BidiSocket.open(`ws://127.0.0.1:${gw.port}/session`);
+    const { sessionId, capabilities } = await socket.call('session.new', { capabilities: { alwaysMatch: { acceptInsecureCerts: true } } });
+    assert.equal(capabilities.browserName, 'chrome');
+    assert.equal(capabilities.acceptInsecureCerts, true);
+    assert.deepEqual(pick(await socket.command('session.new', { capabilities: {} })), { type: 'error', error: 'session not created' });
+    const { contexts } = await socket.call('browsingContext.getTree');
+    assert.equal(contexts.length, 1);
+    await socket.call('browsingContext.navigate', { context: contexts[0].context, url: pages.page('<p>direct</p>', 'direct'), wait: 'complete' });
+    const title = await socket.call('script.evaluate', { expression: 'document.title', target: { context: contexts[0].context }, awaitPromise: false });
+    assert.deepEqual(title.result, { type: 'string', value: 'direct' });
+    // The same session over HTTP, too.
+    assert.equal(await gw.client.ok('GET', `/session/${sessionId}/title`), 'direct');
+    const browsers = await leftoverBrowsers(pid);
+    socket.terminate(); // a client that died: no session.end
+    await eventually(async () => (await gw.client.raw('GET', `/session/${sessionId}/title`)).status === 404, 'the session outlived its connection');
+    await eventually(async () => (await leftoverBrowsers(pid)) < browsers, "the session's browser outlived it");
+  });
+});
+
 describe('a frame larger than the limit', () => {
   let small: TestGateway;
   before(async () => {

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { Builder, By, Key } from 'selenium-webdriver';
 import chrome from 'selenium-webdriver/chrome.js';
 import { remote } from 'webdriverio';
+import puppeteer from 'puppeteer-core';
 import { createRequire } from 'node:module';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';
@@ -156,6 +157,20 @@ test("selenium-webdriver's BiDi APIs: console and JavaScript error listeners, a 
   } finally {
     await driver.quit();
   }
+});
+
+test('Puppeteer over WebDriver BiDi: puppeteer.connect to ws://host:port/session', async () => {
+  const browser = await puppeteer.connect({ browserWSEndpoint: `ws://127.0.0.1:${gw.port}/session`, protocol: 'webDriverBiDi' });
+  try {
+    const [page] = await browser.pages();
+    await page!.goto(form);
+    assert.equal(await page!.title(), 'client test');
+    assert.equal(await page!.$eval('#greeting', (e) => e.textContent), 'Hello');
+    assert.equal((await browser.pages()).length, 1, "only this session's windows");
+  } finally {
+    await browser.close(); // browser.close ends the session (and its browser of its own)
+  }
+  assert.deepEqual((await gw.client.ok('GET', '/status')).sessions.own, []);
 });
 
 const PYTHON = '/usr/bin/python3';
