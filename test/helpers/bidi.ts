@@ -103,6 +103,15 @@ export class BidiSocket {
     this.#ws.close();
   }
 
+  /** Stop reading from the socket (a client that reads slowly), and start again. */
+  pause(): void {
+    (this.#ws as unknown as { _socket: import('node:net').Socket })._socket.pause();
+  }
+
+  resume(): void {
+    (this.#ws as unknown as { _socket: import('node:net').Socket })._socket.resume();
+  }
+
   /** Drop the connection without a closing handshake (a client that died). */
   terminate(): void {
     this.#ws.terminate();

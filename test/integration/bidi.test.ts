@@ -294,10 +294,10 @@ describe('direct BiDi connections (ws://host:port/session)', () => {
   });
 });
 
-describe('a frame larger than the limit', () => {
+describe('limits of one socket', () => {
   let small: TestGateway;
   before(async () => {
-    small = await startGateway([], { config: { maxBodyBytes: 65536 } });
+    small = await startGateway([], { config: { maxBodyBytes: 65536, maxBidiBufferedBytes: 1048576 } });
   });
   after(async () => {
     await small?.stop();
@@ -313,6 +313,31 @@ describe('a frame larger than the limit', () => {
       assert.match(closed.reason, /65536 bytes/);
       const again = await eventuallyOpen(s.capabilities.webSocketUrl);
       assert.equal((await again.call('session.status')).ready, false);
+      again.close();
+    } finally {
+      await s.end();
+    }
+  });
+
+  test('a client that stops reading is disconnected once maxBidiBufferedBytes wait for it; the session goes on', async () => {
+    const s = await small.client.newSession({ webSocketUrl: true });
+    try {
+      const socket = await BidiSocket.open(s.capabilities.webSocketUrl);
+      const context = await s.get('/window');
+      await socket.call('session.subscribe', { events: ['log.entryAdded'] });
+      socket.pause(); // reads nothing more: what the gateway sends waits in its buffer
+      // About 20 MB of events for a client that reads none of them.
+      await s.post('/execute/sync', { script: 'for (let i = 0; i < 200; i++) console.log(String(i).repeat(100000));', args: [] });
+      socket.resume();
+      // Disconnected, not served every event (which an unbounded buffer would have held).
+      const outcome = await Promise.race([socket.closed.then(() => 'closed'), socket.until(() => (socket.events.length >= 200 ? 'all read' : undefined), 'every event').catch(() => 'closed')]);
+      assert.equal(outcome, 'closed');
+      assert.notEqual((await socket.closed).code, 1000);
+      assert.ok(socket.events.length < 200, `${socket.events.length} events reached a client that did not read`);
+      // The session itself is unharmed, and the gateway serves the next connection.
+      assert.equal(typeof (await s.get('/title')), 'string');
+      const again = await eventuallyOpen(s.capabilities.webSocketUrl);
+      assert.deepEqual((await again.call('script.evaluate', { expression: '1 + 1', target: { context }, awaitPromise: false })).result, { type: 'number', value: 2 });
       again.close();
     } finally {
       await s.end();
