@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { startGateway, type TestGateway } from '../test/helpers/gateway.ts';
 import { Client, ELEMENT } from '../test/helpers/client.ts';
 import { startPageServer } from '../test/helpers/pages.ts';
+import { measureBidi } from './bidi.ts';
 
 const { values } = parseArgs({
   options: { iterations: { type: 'string', default: '30' }, concurrent: { type: 'string', default: '10' } },
@@ -247,6 +248,24 @@ try {
     `| ${CONCURRENT} sessions at once: commands per second | ${o.perSecond.toFixed(0)} | ${t.perSecond.toFixed(0)} | ${(o.perSecond / t.perSecond).toFixed(2)} (throughput) | ${r.perSecond.toFixed(0)} | | ${w.perSecond.toFixed(0)} | |`,
     `| ${CONCURRENT} sessions open: PSS of every process, MiB | ${o.pss.mib.toFixed(0)} (${o.pss.processes} processes) | ${t.pss.mib.toFixed(0)} (${t.pss.processes} processes) | ${(o.pss.mib / t.pss.mib).toFixed(2)} | ${r.pss.mib.toFixed(0)} (${r.pss.processes} processes) | | ${w.pss.mib.toFixed(0)} (${w.pss.processes} processes) | |`,
   );
+  // BiDi: each side's New Session with webSocketUrl is a browser of its own (wdgate: the mapper
+  // needs the whole browser; chromedriver: its mapper tab), so it is a launch on both.
+  const bidiSessions = 3;
+  const ourBidi = await measureBidi(gateway.client, WDGATE_CAPS, pageUrl, bidiSessions, ITERATIONS);
+  const theirBidi = await measureBidi(chromedriver.client, CHROMEDRIVER_CAPS, pageUrl, bidiSessions, ITERATIONS);
+  lines.push(
+    '',
+    `WebDriver BiDi over the session's socket: medians in ms (New Session with webSocketUrl: ${bidiSessions} sessions; messages: ${ITERATIONS} each per session).`,
+    '',
+    '| BiDi | wdgate | chromedriver | ratio |',
+    '|---|---:|---:|---:|',
+    `| New Session with webSocketUrl | ${median(ourBidi.newSession).toFixed(1)} | ${median(theirBidi.newSession).toFixed(1)} | ${(median(ourBidi.newSession) / median(theirBidi.newSession)).toFixed(2)} |`,
+  );
+  for (const [name, samples] of ourBidi.samples) {
+    const a = median(samples);
+    const b = median(theirBidi.samples.get(name) ?? [NaN]);
+    lines.push(`| ${name} | ${a.toFixed(2)} | ${b.toFixed(2)} | ${(a / b).toFixed(2)} |`);
+  }
   const table = lines.join('\n');
   console.log(`\n${table}\n`);
   writeFileSync(new URL('./results.md', import.meta.url), `# Benchmark results\n\nWritten by \`npm run bench\` (${new Date().toISOString().slice(0, 10)}).\n\n${table}\n`);
