@@ -346,6 +346,8 @@ export interface DrivenBrowser {
    * its frame. False when no such node exists (any more).
    */
   resolveSharedId?(sharedId: string, functionDeclaration: string, library: string): Promise<boolean>;
+  /** One Chrome DevTools Protocol command in the window's page: its result, or the CDP error as unknown error. */
+  executeCdp?(handle: string, method: string, params: Record<string, unknown>): Promise<unknown>;
 
   // Windows (top-level browsing contexts)
   windowHandles(): Promise<string[]>;

@@ -346,6 +346,16 @@ export class NativeContext implements DrivenBrowser {
     return this.#loadStates.get(page)?.unreachableUrl ?? page.url();
   }
 
+  async executeCdp(handle: string, method: string, params: Record<string, unknown>): Promise<unknown> {
+    const page = await this.#page(handle);
+    try {
+      return await this.#unblocked(handle, false, () => cdp(page).send(method as never, params as never));
+    } catch (e) {
+      if (e instanceof UserPromptOpenedError || page.isClosed()) throw classify(e, page);
+      throw new Error(`${method}: ${(e as Error).message.replace(/^Protocol error \([^)]*\): /, '')}`);
+    }
+  }
+
   async resolveSharedId(sharedId: string, functionDeclaration: string, library: string): Promise<boolean> {
     const parsed = parseSharedId(sharedId);
     if (!parsed) return false;

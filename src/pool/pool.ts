@@ -37,6 +37,8 @@ type Seat = { host: Host; context: DrivenBrowser; failure?: undefined } | { fail
 /** What a session holds: its context, and how to give it back. */
 export interface Lease {
   readonly browser: DrivenBrowser;
+  /** The context's browser serves no other session (one context per browser for its key). */
+  readonly ownBrowser: boolean;
   /** Give the context back: it is disposed of, and its browser returns to the pool (or ends). */
   release(): Promise<void>;
 }
@@ -109,6 +111,7 @@ class KeyPool {
     let released: Promise<void> | undefined;
     return {
       browser: seat.context,
+      ownBrowser: this.#perBrowser === 1,
       release: () => (released ??= this.seats.destroy(seat).catch(() => {})),
     };
   }

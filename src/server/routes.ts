@@ -83,6 +83,8 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: `${S}/se/files`, command: 'getDownloadableFiles' },
   { method: 'POST', path: `${S}/se/files`, command: 'downloadFile' },
   { method: 'DELETE', path: `${S}/se/files`, command: 'deleteDownloadableFiles' },
+  // chromedriver's CDP command (Python Selenium's execute_cdp_cmd).
+  { method: 'POST', path: `${S}/goog/cdp/execute`, command: 'executeCdpCommand' },
 ];
 
 /** Path prefixes clients may put before the W3C paths (Selenium 3 era clients use /wd/hub). */

@@ -55,6 +55,8 @@ export class Session {
   /** The engine's end of the session's BiDi session (webSocketUrl), and the client's connection to it. */
   bidi: BidiEndpoint | undefined = undefined;
   bidiConnection: BidiClient | 'opening' | undefined = undefined;
+  /** The session's browser serves no other session (CDP may be offered). */
+  ownBrowser = false;
   /** BiDi shared ids already recorded in their documents for classic commands (shared-ids.ts). */
   readonly adoptedSharedIds = new Set<string>();
   ended = false;

@@ -259,6 +259,26 @@ describe('webSocketUrl sessions', () => {
   });
 });
 
+describe("chromedriver's goog/cdp/execute", () => {
+  test('served to a session with a browser of its own; refused, naming why, to one that shares its browser', async () => {
+    const own = await gw.client.newSession({ webSocketUrl: true });
+    const shared = await gw.client.newSession();
+    try {
+      await own.navigate(pages.page('<p>cdp</p>', 'over cdp'));
+      const evaluated = await own.post('/goog/cdp/execute', { cmd: 'Runtime.evaluate', params: { expression: 'document.title', returnByValue: true } });
+      assert.deepEqual(evaluated.result, { type: 'string', value: 'over cdp' });
+      const e = await own.fails('POST', '/goog/cdp/execute', { cmd: 'No.suchMethod', params: {} }, 'unknown error', 500);
+      assert.match(e.message, /No.suchMethod/);
+      await own.fails('POST', '/goog/cdp/execute', { cmd: 'Runtime.evaluate', params: 5 }, 'invalid argument', 400);
+      const refused = await shared.fails('POST', '/goog/cdp/execute', { cmd: 'Target.getTargets', params: {} }, 'unsupported operation', 500);
+      assert.match(refused.message, /browser of their own/);
+    } finally {
+      await own.end();
+      await shared.end();
+    }
+  });
+});
+
 describe('direct BiDi connections (ws://host:port/session)', () => {
   test('session.status needs no session; a command before session.new is invalid session id; bad capabilities are an error', async () => {
     const socket = await BidiSocket.open(`ws://127.0.0.1:${gw.port}/session`);

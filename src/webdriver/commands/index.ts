@@ -14,6 +14,7 @@ import * as prompts from './prompts.ts';
 import * as document from './document.ts';
 import * as upload from './upload.ts';
 import * as downloads from './downloads.ts';
+import * as cdp from './cdp.ts';
 import * as ops from '../../ops/commands.ts';
 
 export const commands: Record<string, Command> = {
@@ -30,5 +31,6 @@ export const commands: Record<string, Command> = {
   ...document,
   ...upload,
   ...downloads,
+  ...cdp,
   ...ops,
 } as Record<string, Command>;

@@ -109,6 +109,7 @@ async function createSession(
       await lease.release();
     },
   });
+  session.ownBrowser = lease.ownBrowser;
   gateway.sessions.add(session);
   browser.onDisconnected(() => void gateway.sessions.end(session, 'its browser went away (it crashed or was killed)'));
   if (downloadsEnabled) await keepDownloads(gateway, session);
