@@ -348,6 +348,8 @@ export interface DrivenBrowser {
   resolveSharedId?(sharedId: string, functionDeclaration: string, library: string): Promise<boolean>;
   /** One Chrome DevTools Protocol command in the window's page: its result, or the CDP error as unknown error. */
   executeCdp?(handle: string, method: string, params: Record<string, unknown>): Promise<unknown>;
+  /** A client's CDP connection to this context's browser, which the session has to itself (`se:cdp`). */
+  openCdp?(): Promise<CdpEndpoint>;
 
   // Windows (top-level browsing contexts)
   windowHandles(): Promise<string[]>;
@@ -445,5 +447,23 @@ export interface BidiEndpoint {
   /** Answers and events, in the order the engine sends them. */
   onMessage(listener: (message: Record<string, unknown>) => void): void;
   /** End the engine's session; the browser stays (the pool ends it). Never throws. */
+  close(): Promise<void>;
+}
+
+/** A CDP message (flat protocol): a command with an id, its answer, or an event. */
+export interface CdpMessage {
+  id?: number;
+  method?: string;
+  params?: Record<string, unknown>;
+  sessionId?: string;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+}
+
+/** A client's connection to the browser's CDP: commands in, answers and events out. */
+export interface CdpEndpoint {
+  send(command: { id: number; method: string; params?: Record<string, unknown>; sessionId?: string }): void;
+  onMessage(listener: (message: CdpMessage) => void): void;
+  /** Detach from the browser; the browser stays. Never throws. */
   close(): Promise<void>;
 }

@@ -15,6 +15,7 @@ import {
   type CallOptions,
   type CookieData,
   type BidiEndpoint,
+  type CdpEndpoint,
   type BidiOptions,
   type DrivenBrowser,
   type PageLoadStrategy,
@@ -31,6 +32,7 @@ import {
 import { cdp, frameClient, frameIdOf, handleOf } from './cdp.ts';
 import { saveDownloads } from './downloads.ts';
 import { openMapper, parseSharedId } from './bidi.ts';
+import { openCdpBridge } from './cdp-bridge.ts';
 import * as capture from './capture.ts';
 import * as cookies from './cookies.ts';
 import * as input from './input.ts';
@@ -185,6 +187,12 @@ export class NativeContext implements DrivenBrowser {
 
   async saveDownloadsTo(directory: string): Promise<void> {
     this.#unlisten.push(await saveDownloads(this.#browser, this.#context, directory));
+  }
+
+  async openCdp(): Promise<CdpEndpoint> {
+    const endpoint = await openCdpBridge(this.#browser);
+    this.#unlisten.push(() => void endpoint.close());
+    return endpoint;
   }
 
   async openBidi(options: BidiOptions): Promise<BidiEndpoint> {

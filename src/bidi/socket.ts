@@ -9,6 +9,7 @@ import type { Gateway } from '../webdriver/gateway.ts';
 import type { Session } from '../webdriver/session.ts';
 import type { Principal } from '../server/auth.ts';
 import { BidiConnection } from './connection.ts';
+import { CdpConnection } from './cdp.ts';
 
 /** The gate's verdict on an upgrade request: whose it is, or the HTTP answer that refuses it. */
 export type UpgradeGate = (res: HttpResponse, req: HttpRequest) => { principal: Principal; webSocketBase: string } | { refuse: () => void };
@@ -16,6 +17,10 @@ export type UpgradeGate = (res: HttpResponse, req: HttpRequest) => { principal: 
 interface SocketData {
   /** The session: a webSocketUrl session's from the start; a direct connection's once created. */
   session?: Session;
+  /** A CDP connection (`/session/{id}/se/cdp`), not BiDi. */
+  cdp?: CdpConnection | 'requested';
+  /** Forget the socket in its session (it closed first). */
+  unhook?: () => void;
   /** A direct connection (`/session`): its session ends with it. */
   direct: boolean;
   principal: Principal;
@@ -54,9 +59,13 @@ export function bidiSockets(gateway: Gateway, gate: UpgradeGate, options: BidiSo
         void res.cork(() => void res.writeStatus(status).writeHeader('Content-Type', 'application/json; charset=utf-8').end(serializeError(e).body));
       const base = { direct: false, principal: verdict.principal, webSocketBase: verdict.webSocketBase, closed: false };
       if (path === '/session' || path === '/session/') return res.upgrade<SocketData>({ ...base, direct: true }, key, protocol, extensions, context);
-      const id = /^\/session\/([^/]+)$/.exec(path)?.[1];
+      const [, id, cdp] = /^\/session\/([^/]+)(\/se\/cdp)?$/.exec(path) ?? [];
       const session = id ? gateway.sessions.get(id, verdict.principal.name) : undefined;
       if (!session || session.kind !== 'driven') return refuse('404 Not Found', error('invalid session id', `no active session with id ${id ?? path}`));
+      if (cdp) {
+        if (!session.ownBrowser || !session.browser.openCdp) return refuse('400 Bad Request', error('unsupported operation', `session ${session.id} has no CDP connection: CDP is served to sessions with a browser of their own`));
+        return res.upgrade<SocketData>({ ...base, session, cdp: 'requested' }, key, protocol, extensions, context);
+      }
       if (!session.bidi) return refuse('400 Bad Request', error('invalid argument', `session ${session.id} did not ask for webSocketUrl: it has no BiDi connection`));
       if (session.bidiConnection) return refuse('400 Bad Request', error('invalid argument', `session ${session.id} already has a BiDi connection open`));
       // Claimed now, so that a second upgrade in flight is refused too.
@@ -66,6 +75,15 @@ export function bidiSockets(gateway: Gateway, gate: UpgradeGate, options: BidiSo
 
     open(ws: WebSocket<SocketData>) {
       const data = ws.getUserData();
+      if (data.cdp) {
+        const session = data.session!;
+        const close = () => void (!data.closed && ws.end(1000, 'session ended'));
+        session.sockets.add(close);
+        data.unhook = () => session.sockets.delete(close);
+        data.cdp = new CdpConnection(session.browser.openCdp!(), (text) => void (!data.closed && ws.send(text, false)));
+        gateway.log.info({ event: 'cdp connected', sessionId: session.id });
+        return;
+      }
       const connection: BidiConnection = new BidiConnection({
         endpoint: () => data.session?.bidi,
         newSession: data.direct ? (params): Promise<Record<string, unknown>> => createSession(gateway, data, connection, params) : undefined,
@@ -91,9 +109,10 @@ export function bidiSockets(gateway: Gateway, gate: UpgradeGate, options: BidiSo
     },
 
     message(ws: WebSocket<SocketData>, message: ArrayBuffer, isBinary: boolean) {
-      const { connection } = ws.getUserData();
-      if (!connection) return;
+      const { connection, cdp } = ws.getUserData();
       if (message.byteLength > options.maxMessageBytes) return ws.end(1009, `a message may be ${options.maxMessageBytes} bytes at most (maxBodyBytes)`);
+      if (typeof cdp === 'object') return cdp.receive(Buffer.from(message).toString('utf8'));
+      if (!connection) return;
       if (isBinary) return connection.receiveBinary();
       connection.receive(Buffer.from(message).toString('utf8'));
     },
@@ -101,6 +120,12 @@ export function bidiSockets(gateway: Gateway, gate: UpgradeGate, options: BidiSo
     close(ws: WebSocket<SocketData>, code: number) {
       const data = ws.getUserData();
       data.closed = true;
+      if (typeof data.cdp === 'object') {
+        data.unhook?.();
+        data.cdp.closed();
+        gateway.log.info({ event: 'cdp disconnected', sessionId: data.session?.id, code });
+        return;
+      }
       data.connection?.closed();
       const { session } = data;
       if (session && (session.bidiConnection === data.connection || session.bidiConnection === 'opening')) session.bidiConnection = undefined;

@@ -92,9 +92,14 @@ export class Session {
     });
   }
 
-  /** The session ended: its BiDi connection closes (its engine end goes with the browser context). */
-  endBidi(): void {
+  /** Other sockets of the session (CDP): each closes when the session ends. */
+  readonly sockets = new Set<() => void>();
+
+  /** The session ended: its sockets close (their engine ends go with the browser context). */
+  closeSockets(): void {
     if (typeof this.bidiConnection === 'object') this.bidiConnection.end();
+    for (const close of this.sockets) close();
+    this.sockets.clear();
   }
 
   get browserName(): string {

@@ -75,7 +75,7 @@ export class Sessions {
     this.#endings.set(session.id, { reason, owner: session.owner });
     this.#log.info({ event: 'session ended', sessionId: session.id, principal: session.owner, reason, ageMs: Date.now() - session.createdAt });
     if (this.#endings.size > REMEMBERED_ENDINGS) this.#endings.delete(this.#endings.keys().next().value!);
-    if (session.kind === 'driven') session.endBidi();
+    if (session.kind === 'driven') session.closeSockets();
     // The session's temporary files (uploads) go with it; shutdown waits for both.
     const closing = Promise.all([session.release(), session.removeTemporaryFiles()]).then(() => {});
     this.#closing.add(closing);

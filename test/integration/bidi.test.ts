@@ -4,6 +4,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { Builder } from 'selenium-webdriver';
+import chrome from 'selenium-webdriver/chrome.js';
+import WebSocket from 'ws';
 import { BidiSocket } from '../helpers/bidi.ts';
 import type { Session } from '../helpers/client.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
@@ -274,6 +277,44 @@ describe("chromedriver's goog/cdp/execute", () => {
       assert.match(refused.message, /browser of their own/);
     } finally {
       await own.end();
+      await shared.end();
+    }
+  });
+});
+
+describe('se:cdp, the CDP socket', () => {
+  test("Selenium's createCDPConnection works through it; a malformed message is -32600; it closes with the session", async () => {
+    const options = new chrome.Options().addArguments('--headless=new');
+    options.set('webSocketUrl', true);
+    const driver = await new Builder().usingServer(gw.url).forBrowser('chrome').setChromeOptions(options as chrome.Options).build();
+    const id = (await driver.getSession()).getId();
+    const url = (await driver.getCapabilities()).get('se:cdp');
+    assert.equal(url, `ws://127.0.0.1:${gw.port}/session/${id}/se/cdp`);
+    try {
+      const cdp = await (driver as unknown as { createCDPConnection(target: string): Promise<{ send(method: string, params: object): Promise<any> }> }).createCDPConnection('page');
+      await driver.get(pages.page('<p>cdp</p>', 'through cdp'));
+      const reply = await cdp.send('Runtime.evaluate', { expression: 'document.title', returnByValue: true });
+      assert.equal(reply.result.result.value, 'through cdp');
+      const raw = new WebSocket(url);
+      await new Promise((resolve) => raw.once('open', resolve));
+      const answer = new Promise<any>((resolve) => raw.once('message', (d) => resolve(JSON.parse(String(d)))));
+      raw.send('{"method": "Runtime.evaluate"}');
+      assert.equal((await answer).error.code, -32600);
+      const closed = new Promise<number>((resolve) => raw.once('close', resolve));
+      await driver.quit();
+      assert.equal(await closed, 1000);
+    } catch (e) {
+      await driver.quit().catch(() => {});
+      throw e;
+    }
+  });
+
+  test('a session that shares its browser has none: no se:cdp, and the socket is refused', async () => {
+    const shared = await gw.client.newSession();
+    try {
+      assert.equal(shared.capabilities['se:cdp'], undefined);
+      await assert.rejects(BidiSocket.open(`ws://127.0.0.1:${gw.port}/session/${shared.id}/se/cdp`), (e: { status: number; body: string }) => e.status === 400 && /browser of their own/.test(e.body));
+    } finally {
       await shared.end();
     }
   });

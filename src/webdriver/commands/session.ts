@@ -129,6 +129,8 @@ async function createSession(
       unhandledPromptBehavior: session.unhandledPromptBehavior,
       // The gateway's own address, as the client reached it (never one behind the gateway).
       ...(bidi && { webSocketUrl: `${webSocketBase}/session/${session.id}` }),
+      // CDP (Selenium's createCDPConnection, Grid's CDP proxy): only with a browser of its own.
+      ...(session.ownBrowser && browser.openCdp && { 'se:cdp': `${webSocketBase}/session/${session.id}/se/cdp`, 'se:cdpVersion': browser.browserVersion }),
       ...(downloadsEnabled !== undefined && { 'se:downloadsEnabled': downloadsEnabled }),
       ...spec.vendorCapabilities,
     },
