@@ -117,12 +117,14 @@ class KeyPool {
   }
 
   /**
-   * Keep a context prepared for the next lease, in the background: always for a warm key, and
-   * for any key when a running browser has room (no launch for a key that may not be used again).
+   * Keep a context prepared for the next lease, in the background: always for a warm key, for a
+   * key whose sessions own their browser once it is used (a launch: BiDi clients such as
+   * WebdriverIO ask for one session after another; unused, it goes after the idle timeout), and
+   * for any key when a running browser has room.
    */
   #prepareNext(): void {
     if (this.#closed || this.seats.available > 0 || this.seats.pending > 0 || this.seats.size >= this.seats.max) return;
-    if (this.#warm === 0 && !this.#hostWithRoom(false)) return;
+    if (this.#warm === 0 && !this.#spec.ownBrowser && !this.#hostWithRoom(false)) return;
     this.seats.acquire().then(
       (seat) => this.seats.release(seat),
       () => {},

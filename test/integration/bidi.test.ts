@@ -52,6 +52,21 @@ describe('webSocketUrl sessions', () => {
     }
   });
 
+  test('each BiDi session has a browser of its own, and once one was asked for the next is prepared ahead', async () => {
+    const { s, socket } = await bidiSession();
+    try {
+      const bidiKey = async () => ((await gw.client.ok('GET', '/status')).pool as { key: { bidi?: boolean }; browsers: number; inUse: number; free: number }[]).find((k) => k.key.bidi);
+      // Its own browser (a pool key of its own), and another one made ready for the next session.
+      await eventually(async () => {
+        const key = await bidiKey();
+        return key?.inUse === 1 && key.free === 1 && key.browsers === 2;
+      }, 'no browser was prepared for the next BiDi session');
+    } finally {
+      socket.close();
+      await s.end();
+    }
+  });
+
   test('classic and BiDi commands work on the same session at once', async () => {
     const { s, socket } = await bidiSession();
     try {
