@@ -9,6 +9,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '../helpers/client.ts';
+import { BidiSocket } from '../helpers/bidi.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { createNamespace, namespaceUnavailable, type Namespace } from '../helpers/netns.ts';
 import { eventually, leftoverBrowsers } from '../helpers/pages.ts';
@@ -133,6 +134,35 @@ describe('with --require-auth-on-loopback, loopback clients need a token too', (
     assertError(refused, 401, 'unknown error');
     assert.equal(refused.headers['www-authenticate'], CHALLENGE);
     assert.equal((await request(gw.port, 'GET', '/status', { authorization: `Bearer ${TOKENS.plain}` })).status, 200);
+  });
+});
+
+describe('BiDi sockets pass the same gate', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startGateway(['--auth-token-file', tokenFile(), '--require-auth-on-loopback']);
+  });
+  after(() => stop(gw));
+
+  test("no token is 401; a token opens only its own principal's sessions, and direct connections", async () => {
+    const alice = gw.client.withToken(TOKENS.alice);
+    const s = await alice.newSession({ webSocketUrl: true });
+    try {
+      const url = s.capabilities.webSocketUrl as string;
+      await assert.rejects(BidiSocket.open(url), (e: { status: number }) => e.status === 401);
+      await assert.rejects(BidiSocket.open(url, { Authorization: `Bearer ${TOKENS.bob}` }), (e: { status: number; body: string }) => e.status === 404 && /invalid session id/.test(e.body));
+      await assert.rejects(BidiSocket.open(`ws://127.0.0.1:${gw.port}/session`), (e: { status: number }) => e.status === 401);
+      const own = await BidiSocket.open(url, { Authorization: `Bearer ${TOKENS.alice}` });
+      assert.equal((await own.call('browsingContext.getTree')).contexts.length, 1);
+      own.close();
+      // A direct session is its principal's: alice's limit (1 session) counts it.
+      const direct = await BidiSocket.open(`ws://127.0.0.1:${gw.port}/session`, { Authorization: `Bearer ${TOKENS.alice}` });
+      const refused = await direct.command('session.new', { capabilities: {} });
+      assert.equal(refused.error, 'session not created');
+      direct.close();
+    } finally {
+      await s.end();
+    }
   });
 });
 
