@@ -69,7 +69,8 @@ function assertStatus(reply: RawReply): void {
   assert.equal(reply.status, 200, reply.text);
   assert.equal(reply.headers['content-type'], JSON_TYPE);
   assert.deepEqual(Object.keys(reply.json), ['value']);
-  assert.deepEqual(Object.keys(reply.json.value).sort(), ['message', 'pool', 'ready', 'sessions']);
+  assert.deepEqual(Object.keys(reply.json.value).sort(), ['bidi', 'message', 'pool', 'ready', 'sessions']);
+  assert.deepEqual(reply.json.value.bidi, { connections: 0 });
   assert.equal(reply.json.value.ready, true);
   assert.equal(typeof reply.json.value.message, 'string');
 }
