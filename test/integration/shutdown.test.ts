@@ -21,8 +21,11 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       await Promise.all([gw.client.newSession(), gw.client.newSession()]);
       assert.ok((await leftoverBrowsers(pid)) > 0, 'the sessions should have browsers');
       assert.ok(profilesOf(pid).length >= 1);
+      const signalled = Date.now();
       gw.process.kill(signal);
       assert.equal(await exited, 0);
+      // The security issue's bound: every browser ended within 5 s of the signal.
+      assert.ok(Date.now() - signalled < 5000, `the gateway took ${Date.now() - signalled} ms to end its sessions`);
     } finally {
       await gw.stop(); // a failed assertion must not leave the gateway running
     }
