@@ -346,6 +346,12 @@ export interface DrivenBrowser {
    * its frame. False when no such node exists (any more).
    */
   resolveSharedId?(sharedId: string, functionDeclaration: string, library: string): Promise<boolean>;
+  /**
+   * The other way: the BiDi shared id of the node a classic reference names, in the browsing
+   * context `context` (a window handle or frame id) or any window of this context when absent.
+   * `functionDeclaration(reference)`, bound to `library`, resolves to the node. Undefined if none.
+   */
+  sharedIdOf?(reference: string, context: string | undefined, functionDeclaration: string, library: string): Promise<string | undefined>;
   /** One Chrome DevTools Protocol command in the window's page: its result, or the CDP error as unknown error. */
   executeCdp?(handle: string, method: string, params: Record<string, unknown>): Promise<unknown>;
   /** A client's CDP connection to this context's browser, which the session has to itself (`se:cdp`). */

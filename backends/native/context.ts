@@ -364,6 +364,29 @@ export class NativeContext implements DrivenBrowser {
     }
   }
 
+  async sharedIdOf(reference: string, context: string | undefined, functionDeclaration: string, library: string): Promise<string | undefined> {
+    const pages = [...this.#pages.values()].filter((p) => !p.isClosed());
+    const places = pages.flatMap((page) => (context === undefined ? [page.mainFrame()] : page.frames().filter((f) => frameIdOf(f) === context)).map((frame) => ({ page, frame })));
+    for (const { page, frame } of places) {
+      const client = frameClient(frame);
+      try {
+        const found = await this.#prompts.unblocked(page, false, async () => {
+          const objectId = await this.#libraries.callForObject(frame, library, functionDeclaration, [reference]);
+          if (!objectId) return undefined;
+          const { node } = await client.send('DOM.describeNode', { objectId });
+          void client.send('Runtime.releaseObject', { objectId }).catch(() => {});
+          // As the mapper writes a node's shared id: frame, document (loader), backend node id.
+          const loaderId = (frame as unknown as { _loaderId: string })._loaderId;
+          return `f.${frameIdOf(frame)}.d.${loaderId}.e.${node.backendNodeId}`;
+        });
+        if (found) return found;
+      } catch {
+        // not in this frame (or it went away, or a prompt blocks it): the next one
+      }
+    }
+    return undefined;
+  }
+
   async resolveSharedId(sharedId: string, functionDeclaration: string, library: string): Promise<boolean> {
     const parsed = parseSharedId(sharedId);
     if (!parsed) return false;

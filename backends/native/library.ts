@@ -87,6 +87,18 @@ export class Libraries {
     if (reply.exceptionDetails) throw new ScriptError(reply.exceptionDetails.exception?.description ?? reply.exceptionDetails.text);
   }
 
+  /** Call `declaration` bound to `library` with JSON `args`; the page object it resolves to (its CDP id), if any. */
+  async callForObject(frame: Frame, library: string, declaration: string, args: unknown[]): Promise<string | undefined> {
+    const client = frameClient(frame);
+    const reply = await client.send('Runtime.callFunctionOn', {
+      objectId: await this.#objectId(frame, client, library),
+      functionDeclaration: declaration,
+      arguments: args.map((value) => ({ value })),
+      awaitPromise: true,
+    });
+    return reply.exceptionDetails ? undefined : reply.result.objectId;
+  }
+
   #objectId(frame: Frame, client: CDPSession, library: string): Promise<string> {
     let frames = this.#installed.get(client);
     if (!frames) {

@@ -28,6 +28,8 @@ export interface ConnectionHost {
   activity(direction: 'in' | 'out'): void;
   /** A command answered an error (logged by method and code, never the message's body). */
   failed(method: string, error: string): void;
+  /** The params with classic element references turned into the engine's ids; undefined when none. */
+  translate?(params: Record<string, unknown>): Promise<Record<string, unknown>> | undefined;
 }
 
 const MAX_ID = Number.MAX_SAFE_INTEGER;
@@ -105,8 +107,26 @@ export class BidiConnection {
       default:
         if (!endpoint) return this.#error(id, 'invalid session id', `${method}: there is no session yet (send session.new first)`);
         this.#forwarded.set(id, method);
-        endpoint.send({ id, method, params: params as Record<string, unknown> });
+        this.#send(endpoint, id, method, params as Record<string, unknown>);
     }
+  }
+
+  /** Commands reach the engine in the order they came, also when one waits for its ids. */
+  #sending: Promise<void> | undefined;
+  #send(endpoint: BidiEndpoint, id: number, method: string, params: Record<string, unknown>): void {
+    const translated = this.#host.translate?.(params);
+    if (!translated && !this.#sending) return endpoint.send({ id, method, params });
+    const previous = this.#sending ?? Promise.resolve();
+    const sending = previous
+      .then(() => translated ?? params)
+      .then(
+        (p) => endpoint.send({ id, method, params: p }),
+        () => endpoint.send({ id, method, params }),
+      );
+    this.#sending = sending;
+    void sending.finally(() => {
+      if (this.#sending === sending) this.#sending = undefined;
+    });
   }
 
   /** session.new on a direct connection: one at a time, then the connection belongs to it. */

@@ -10,6 +10,7 @@ import type { Session } from '../webdriver/session.ts';
 import type { Principal } from '../server/auth.ts';
 import { BidiConnection } from './connection.ts';
 import { CdpConnection } from './cdp.ts';
+import { withEngineSharedIds } from '../webdriver/shared-ids.ts';
 
 /** The gate's verdict on an upgrade request: whose it is, or the HTTP answer that refuses it. */
 export type UpgradeGate = (res: HttpResponse, req: HttpRequest) => { principal: Principal; webSocketBase: string } | { refuse: () => void };
@@ -98,6 +99,7 @@ export function bidiSockets(gateway: Gateway, gate: UpgradeGate, options: BidiSo
           if (data.session) data.session.lastActivity = Date.now();
           gateway.metrics.bidiMessages.inc({ direction });
         },
+        translate: (params) => (data.session ? withEngineSharedIds(data.session, params) : undefined),
         failed: (method, code) => {
           gateway.metrics.bidiErrors.inc({ error: code });
           gateway.log.info({ event: 'bidi command failed', sessionId: data.session?.id, method, error: code });

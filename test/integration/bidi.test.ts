@@ -96,7 +96,7 @@ describe('webSocketUrl sessions', () => {
     }
   });
 
-  test('a node found over BiDi is an element for classic commands: one id for both (WebdriverIO works so)', async () => {
+  test('a node found over BiDi is an element for classic commands, and a classic reference names its node in BiDi commands', async () => {
     const { s, socket } = await bidiSession();
     try {
       const context = await s.get('/window');
@@ -109,6 +109,17 @@ describe('webSocketUrl sessions', () => {
       const doubled = await s.post('/execute/sync', { script: 'return arguments[0].id + arguments[1].id', args: [{ 'element-6066-11e4-a52e-4f735466cecf': p }, { 'element-6066-11e4-a52e-4f735466cecf': b }] });
       assert.equal(doubled, 'pb');
       await s.fails('GET', `/element/${p.replace(/\d+$/, '999999')}/text`, undefined, 'no such element', 404);
+      // The other way: an element found by a classic command, named in a BiDi command.
+      const classic = await s.find('#p');
+      const called = await socket.call('script.callFunction', {
+        functionDeclaration: '(node) => node.id + ":" + node.textContent',
+        arguments: [{ sharedId: classic }],
+        target: { context },
+        awaitPromise: false,
+      });
+      assert.deepEqual(called.result, { type: 'string', value: 'p:hello there' });
+      const ownNode = await socket.call('script.callFunction', { functionDeclaration: '(node) => node', arguments: [{ sharedId: classic }], target: { context }, awaitPromise: false });
+      assert.equal(ownNode.result.sharedId, p, 'one id per node: the engine names it as BiDi found it');
     } finally {
       socket.close();
       await s.end();

@@ -326,6 +326,9 @@ OPS.adoptSharedId = ([node, id]) => {
   return null;
 };
 
+/** The node of one of our references (for the gateway to name it to a BiDi session). */
+OPS.nodeOf = ([id]) => getKnownNode(id, 'element');
+
 async function run(op, args) {
   try {
     const operation = OPS[op];
