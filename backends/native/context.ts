@@ -31,7 +31,8 @@ import {
 } from '../backend.ts';
 import { cdp, frameClient, frameIdOf, handleOf } from './cdp.ts';
 import { saveDownloads } from './downloads.ts';
-import { openMapper, parseSharedId } from './bidi.ts';
+import { openMapper } from './bidi.ts';
+import { resolveSharedId, sharedIdOf, type PageAccess } from './shared-ids.ts';
 import { openCdpBridge } from './cdp-bridge.ts';
 import * as capture from './capture.ts';
 import * as cookies from './cookies.ts';
@@ -364,51 +365,17 @@ export class NativeContext implements DrivenBrowser {
     }
   }
 
-  async sharedIdOf(reference: string, context: string | undefined, functionDeclaration: string, library: string): Promise<string | undefined> {
-    const pages = [...this.#pages.values()].filter((p) => !p.isClosed());
-    const places = pages.flatMap((page) => (context === undefined ? [page.mainFrame()] : page.frames().filter((f) => frameIdOf(f) === context)).map((frame) => ({ page, frame })));
-    for (const { page, frame } of places) {
-      const client = frameClient(frame);
-      try {
-        const found = await this.#prompts.unblocked(page, false, async () => {
-          const objectId = await this.#libraries.callForObject(frame, library, functionDeclaration, [reference]);
-          if (!objectId) return undefined;
-          const { node } = await client.send('DOM.describeNode', { objectId });
-          void client.send('Runtime.releaseObject', { objectId }).catch(() => {});
-          // As the mapper writes a node's shared id: frame, document (loader), backend node id.
-          const loaderId = (frame as unknown as { _loaderId: string })._loaderId;
-          return `f.${frameIdOf(frame)}.d.${loaderId}.e.${node.backendNodeId}`;
-        });
-        if (found) return found;
-      } catch {
-        // not in this frame (or it went away, or a prompt blocks it): the next one
-      }
-    }
-    return undefined;
+  // One id per node for BiDi and classic commands (./shared-ids.ts).
+  sharedIdOf(reference: string, context: string | undefined, functionDeclaration: string, library: string): Promise<string | undefined> {
+    return sharedIdOf(this.#pageAccess(), reference, context, functionDeclaration, library);
   }
 
-  async resolveSharedId(sharedId: string, functionDeclaration: string, library: string): Promise<boolean> {
-    const parsed = parseSharedId(sharedId);
-    if (!parsed) return false;
-    const page = [...this.#pages.values()].find((p) => !p.isClosed() && p.frames().some((f) => frameIdOf(f) === parsed.frameId));
-    const frame = page?.frames().find((f) => frameIdOf(f) === parsed.frameId);
-    if (!page || !frame) return false;
-    const client = frameClient(frame);
-    try {
-      return await this.#prompts.unblocked(page, false, async () => {
-        const { object } = await client.send('DOM.resolveNode', { backendNodeId: parsed.backendNodeId });
-        if (!object.objectId) return false;
-        try {
-          await this.#libraries.callWithObject(frame, library, functionDeclaration, object.objectId, [sharedId]);
-        } finally {
-          void client.send('Runtime.releaseObject', { objectId: object.objectId }).catch(() => {});
-        }
-        return true;
-      });
-    } catch (e) {
-      if (e instanceof UserPromptOpenedError) throw e;
-      return false; // no such node (any more), or its frame went away: the command says so
-    }
+  resolveSharedId(sharedId: string, functionDeclaration: string, library: string): Promise<boolean> {
+    return resolveSharedId(this.#pageAccess(), sharedId, functionDeclaration, library);
+  }
+
+  #pageAccess(): PageAccess {
+    return { pages: [...this.#pages.values()].filter((p) => !p.isClosed()), libraries: this.#libraries, prompts: this.#prompts };
   }
 
   // ── Script ───────────────────────────────────────────────────────────────────────────────
