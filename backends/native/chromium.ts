@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { LaunchError, type BrowserProcess, type DrivenBrowser } from '../backend.ts';
 import { NativeContext } from './context.ts';
-import { PROFILE_PREFIX, register, removeProfileDir, unregister } from './processes.ts';
+import { PROFILE_PREFIX, register, removeProfileDir, singletonSocketDir, unregister } from './processes.ts';
 import { killGroup } from '../shared.ts';
 
 export interface ChromiumLaunch {
@@ -61,7 +61,8 @@ export class ChromiumProcess implements BrowserProcess {
     }
     const child = browser.process();
     const pid = child?.pid;
-    if (pid) register(pid, profileDir);
+    const socketDir = await singletonSocketDir(profileDir);
+    if (pid) register(pid, profileDir, socketDir);
     const exited = child && child.exitCode === null ? new Promise<void>((r) => child.once('exit', () => r())) : Promise.resolve();
     const end = async () => {
       // Ask nicely, then make sure: the browser and its whole group are gone and reaped.
@@ -70,7 +71,7 @@ export class ChromiumProcess implements BrowserProcess {
       if (pid) killGroup(pid);
       await Promise.race([exited, delay(3000)]);
       if (pid) unregister(pid);
-      await removeProfile();
+      await removeProfileDir(profileDir, socketDir);
     };
     try {
       const version = (await browser.version()).replace(/^[^/]*\//, '');

@@ -2,16 +2,17 @@
 // and it is ended (and waited for) when its session or the gateway ends. At start, leftovers of
 // a gateway that died without cleaning up are swept.
 import { readdir, readFile, readlink, rm } from 'node:fs/promises';
-import { readlinkSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { deadGatewayDirs, killGroup } from '../shared.ts';
 
 export const PROFILE_PREFIX = 'wdgate-profile-';
 
-const live = new Map<number, string>(); // browser pid → its profile dir
+/** Browser pid → its profile directory and Chromium's socket directory outside it. */
+const live = new Map<number, { profileDir: string; socketDir: string | undefined }>();
 
-export function register(pid: number, profileDir: string): void {
-  live.set(pid, profileDir);
+export function register(pid: number, profileDir: string, socketDir: string | undefined): void {
+  live.set(pid, { profileDir, socketDir });
 }
 
 export function unregister(pid: number): void {
@@ -20,11 +21,10 @@ export function unregister(pid: number): void {
 
 /** Last resort on an abrupt exit: synchronous, so it works from process.on('exit'). */
 export function killAllNow(): void {
-  for (const [pid, dir] of live) {
+  for (const [pid, { profileDir, socketDir }] of live) {
     killGroup(pid);
     try {
-      const socketDir = singletonDir(() => readlinkSync(join(dir, SINGLETON_SOCKET)));
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(profileDir, { recursive: true, force: true });
       if (socketDir) rmSync(socketDir, { recursive: true, force: true });
     } catch {
       /* best effort */
@@ -35,15 +35,22 @@ export function killAllNow(): void {
 
 // Chromium makes one directory outside its profile: its process-singleton socket's, in the
 // temporary directory (org.chromium.Chromium.XXXXXX), which the profile's SingletonSocket link
-// points into. It removes it only when it exits cleanly, so it goes with the profile here.
+// points into. It removes it only when it exits cleanly (and the link first: a browser killed
+// while exiting leaves the directory without the link), so the launcher reads the link once the
+// browser is up, and the directory goes with the profile here.
 // (Pointing TMPDIR into the profile instead makes the socket's path too long for a Unix socket
 // when the temporary directory's is long, and Chromium does not start.)
 const SINGLETON_SOCKET = 'SingletonSocket';
 
-/** Remove a profile and the socket directory it links to. Never throws. */
-export async function removeProfileDir(profileDir: string): Promise<void> {
+/** Chromium's socket directory for a profile it is running with, if it has one. */
+export async function singletonSocketDir(profileDir: string): Promise<string | undefined> {
   const link = await readlink(join(profileDir, SINGLETON_SOCKET)).catch(() => undefined);
-  const socketDir = singletonDir(() => link);
+  return singletonDir(() => link);
+}
+
+/** Remove a profile and the socket directory it links to (`socketDir` when known). Never throws. */
+export async function removeProfileDir(profileDir: string, socketDir?: string): Promise<void> {
+  socketDir ??= await singletonSocketDir(profileDir);
   await Promise.all([
     rm(profileDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => {}),
     socketDir && rm(socketDir, { recursive: true, force: true }).catch(() => {}),

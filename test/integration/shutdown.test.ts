@@ -82,7 +82,10 @@ test('a gateway killed with SIGKILL leaves orphans that the next start sweeps', 
     first.process.kill('SIGKILL');
     await first.stop();
   }
-  assert.ok((await leftoverBrowsers(pid)) > 0, 'a killed gateway cannot clean up after itself');
+  // A killed gateway cannot clean up after itself: its profiles and session folders stay. (Its
+  // browsers may stay too, or end by themselves once their pipe closes: Chromium does that in
+  // about 0.3 s, so whether one is still there is a matter of timing, not asserted.)
+  assert.ok(profilesOf(pid).length > 0, 'the killed gateway left no profile');
   assert.equal(sessionDirsOf(pid).length, 1);
   const second = await startGateway();
   try {
