@@ -39,6 +39,10 @@ export class BidiConnection {
   #open = true;
   /** Commands sent on to the engine and not answered yet: id → method (for the log). */
   readonly #forwarded = new Map<number, string>();
+  /** The last command still waiting to be sent (its ids being translated), if any. */
+  #sending: Promise<void> | undefined;
+  /** A session.new of this connection is running. */
+  #creating = false;
 
   constructor(host: ConnectionHost) {
     this.#host = host;
@@ -112,7 +116,6 @@ export class BidiConnection {
   }
 
   /** Commands reach the engine in the order they came, also when one waits for its ids. */
-  #sending: Promise<void> | undefined;
   #send(endpoint: BidiEndpoint, id: number, method: string, params: Record<string, unknown>): void {
     const translated = this.#host.translate?.(params);
     if (!translated && !this.#sending) return endpoint.send({ id, method, params });
@@ -130,7 +133,6 @@ export class BidiConnection {
   }
 
   /** session.new on a direct connection: one at a time, then the connection belongs to it. */
-  #creating = false;
   async #newSession(id: number, params: Record<string, unknown>): Promise<void> {
     if (this.#creating) return this.#error(id, 'session not created', 'a session is being created on this connection already');
     this.#creating = true;
