@@ -112,6 +112,21 @@ const CHROMEDRIVER: Record<string, string> = {
   'a file in an allowed directory is taken; one outside, through .., or through a symbolic link is invalid argument': GATEWAY_ONLY,
   "files uploaded to the session (/se/file) are the session's own to use": GATEWAY_ONLY,
   'maximize, minimize and fullscreen each return a rect; Set Window Rect restores the normal state': seen('window states (maximize, minimize, fullscreen, restore)'),
+  // A WindowProxy result: "Unable to resolve weakLocalObjectReference", then the tab crashed.
+  ...Object.fromEntries(
+    [
+      'results: the top-level window is a web window, frames are web frames with their own ids',
+      "results: a cross-origin frame is a web frame; a removed frame's window is no such window",
+      'results: a window opened by the page is a web window with its handle',
+      'arguments: web frame and web window references become the WindowProxy objects',
+      'arguments: unknown references are no such frame / no such window, malformed ones invalid argument',
+    ].map((name) => [name, seen('window and frame references in scripts ("Unable to resolve weakLocalObjectReference", then "tab crashed")')]),
+  ),
+  'Element Send Keys whose keydown handler alerts: success, then the alert is open': seen('the keys after the one whose handler alerts are typed too'),
+  'an empty message: data.text is null': seen('data.text of an empty message is "{Alert text : "'),
+  'a prompt of another window is not the current one; it is handled once that window is current': seen('a prompt of a window that is not current'),
+  'Close Window of such a page closes it (beforeunload does not run, as in chromedriver)': seen('Close Window of a page with a beforeunload handler leaves the window open'),
+  'beforeUnload "ignore": the prompt stays open for the alert commands': seen('a beforeunload prompt left open is no such alert'),
   'window commands act on the current window, not another one': seen('window commands when another window is current'),
 };
 
