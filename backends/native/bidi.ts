@@ -4,17 +4,15 @@
 // tab is spent and each message crosses the pipe once. The mapper sees the whole browser, so a
 // BiDi session has its browser to itself (LaunchSpec.ownBrowser).
 import * as BidiMapper from 'chromium-bidi/lib/cjs/bidiMapper/BidiMapper.js';
-import type { Browser, CDPSession, Connection } from 'puppeteer-core';
+import type { Browser, CDPSession } from 'puppeteer-core';
+import { attachToBrowser } from './cdp.ts';
 import type { BidiEndpoint, BidiOptions } from '../backend.ts';
 
 type Listener = (message: Record<string, unknown>) => void;
 
 /** Start the mapper on `browser` and begin its session; resolves once it answers commands. */
 export async function openMapper(browser: Browser, options: BidiOptions): Promise<BidiEndpoint> {
-  const connection = (browser as unknown as { _connection: Connection })._connection;
-  const { sessionId } = (await connection.send('Target.attachToBrowserTarget')) as { sessionId: string };
-  const browserSession = connection.session(sessionId);
-  if (!browserSession) throw new Error('the browser target could not be attached');
+  const { connection, session: browserSession } = await attachToBrowser(browser);
   const browserClient = new CdpClientAdapter(browserSession, undefined);
   const clients = new Map<string, CdpClientAdapter>();
   const cdpConnection = {

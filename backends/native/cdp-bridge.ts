@@ -3,14 +3,12 @@
 // puppeteer's on the same pipe. The client's messages go to that session, or to a target session
 // it attached through it (flat protocol, `sessionId`); answers and events come back the same way.
 // CDP reaches every target of the browser: offered only to a session that has it to itself.
-import type { Browser, CDPSession, Connection } from 'puppeteer-core';
+import type { Browser, CDPSession } from 'puppeteer-core';
+import { attachToBrowser } from './cdp.ts';
 import type { CdpEndpoint, CdpMessage } from '../backend.ts';
 
 export async function openCdpBridge(browser: Browser): Promise<CdpEndpoint> {
-  const connection = (browser as unknown as { _connection: Connection })._connection;
-  const { sessionId } = (await connection.send('Target.attachToBrowserTarget')) as { sessionId: string };
-  const root = connection.session(sessionId);
-  if (!root) throw new Error('the browser target could not be attached');
+  const { connection, session: root } = await attachToBrowser(browser);
   const listeners: ((message: CdpMessage) => void)[] = [];
   const emit = (message: CdpMessage) => {
     for (const listener of listeners) listener(message);

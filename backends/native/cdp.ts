@@ -1,6 +1,6 @@
 // Puppeteer's private parts the native backend needs, in one place: the raw CDP session of a
 // page and of a frame's target, and the ids CDP uses. Internal API, stable across 24.x releases.
-import type { CDPSession, Frame, Page, Target } from 'puppeteer-core';
+import type { Browser, CDPSession, Connection, Frame, Page, Target } from 'puppeteer-core';
 
 /** The page's own CDP session. */
 export function cdp(page: Page): CDPSession {
@@ -25,4 +25,16 @@ export function handleOf(target: Target): string {
 export function mainWorldContextId(frame: Frame): number | undefined {
   const realm = (frame as unknown as { mainRealm(): { context?: { id: number } } }).mainRealm();
   return realm.context?.id;
+}
+
+/**
+ * A CDP session of our own on the browser target, beside puppeteer's on the same connection
+ * (the BiDi mapper's and a client's `se:cdp` bridge): it and the connection it belongs to.
+ */
+export async function attachToBrowser(browser: Browser): Promise<{ connection: Connection; session: CDPSession }> {
+  const connection = (browser as unknown as { _connection: Connection })._connection;
+  const { sessionId } = (await connection.send('Target.attachToBrowserTarget')) as { sessionId: string };
+  const session = connection.session(sessionId);
+  if (!session) throw new Error('the browser target could not be attached');
+  return { connection, session };
 }

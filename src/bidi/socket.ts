@@ -88,10 +88,7 @@ export function bidiSockets(gateway: Gateway, gate: UpgradeGate, options: BidiSo
       const connection: BidiConnection = new BidiConnection({
         endpoint: () => data.session?.bidi,
         newSession: data.direct ? (params): Promise<Record<string, unknown>> => createSession(gateway, data, connection, params) : undefined,
-        status: () => {
-          const ready = !gateway.closing && !gateway.admission.full;
-          return { ready, message: ready ? 'wdgate is ready to create a session' : gateway.closing ? 'wdgate is shutting down' : `wdgate is at its limit of ${gateway.maxSessions} sessions` };
-        },
+        status: () => gateway.readiness(),
         write: (text) => !data.closed && ws.send(text, false) !== 2,
         endSession: (reason) => (data.session ? gateway.sessions.end(data.session, reason) : Promise.resolve()),
         close: () => void (!data.closed && ws.end(1000, 'session ended')),

@@ -75,6 +75,17 @@ export class Gateway {
     });
   }
 
+  /** Whether a New Session would be served now, and why not (Status, and BiDi's session.status). */
+  readiness(): { ready: boolean; message: string } {
+    const ready = !this.closing && !this.admission.full;
+    const message = this.closing
+      ? 'wdgate is shutting down'
+      : ready
+        ? 'wdgate is ready to create a session'
+        : `wdgate is at its limit of ${this.maxSessions} sessions (${this.admission.queued} waiting)`;
+    return { ready, message };
+  }
+
   get maxSessions(): number {
     return this.admission.config.maxSessions;
   }

@@ -266,14 +266,8 @@ export const status = globalCommand({
   handler({ gateway, request }) {
     const principal = request.principal ?? LOCAL;
     const { admission } = gateway;
-    const ready = !gateway.closing && !admission.full;
     return {
-      ready,
-      message: gateway.closing
-        ? 'wdgate is shutting down'
-        : ready
-          ? 'wdgate is ready to create a session'
-          : `wdgate is at its limit of ${gateway.maxSessions} sessions (${admission.queued} waiting)`,
+      ...gateway.readiness(),
       sessions: {
         active: gateway.sessions.size,
         max: gateway.maxSessions,
