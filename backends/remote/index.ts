@@ -2,7 +2,7 @@
 // where its commands go; the HTTP edge forwards them (src/server/forward.ts). Upstreams: the
 // configured URLs, `chromedriver` (managed, the default) and `webkit` (managed WebKitWebDriver).
 import { LaunchError, UpstreamError, type BackendEnvironment, type PassThroughBackend, type UpstreamSession, type UpstreamSpec } from '../backend.ts';
-import { DRIVER_DIR_PREFIX, killDriversNow } from './processes.ts';
+import { DRIVER_DIR_PREFIX, killOwnedNow } from '../owned-process.ts';
 import { removeDeadGatewayDirs, sweepOwnedProcesses } from '../shared.ts';
 import { ChromedriverUpstream, UrlUpstream, WebKitUpstream, type ChromedriverOptions, type Upstream, type WebKitOptions } from './upstreams.ts';
 
@@ -101,6 +101,6 @@ export function createRemoteBackend(options: RemoteOptions): PassThroughBackend 
       await Promise.all([...upstreams.values()].map((u) => u.close()));
     },
 
-    killAllNow: killDriversNow,
+    killAllNow: killOwnedNow,
   };
 }

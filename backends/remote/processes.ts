@@ -1,18 +1,10 @@
 // Processes the remote backend starts itself: W3C drivers (chromedriver, WebKitWebDriver) and the
-// Xvfb display WebKit needs without a display. Each is started as the leader of its own process
-// group, so that ending it reaches the browsers it started; each is waited for. Every one carries
-// WDGATE_OWNER=<gateway pid> in its environment (inherited by its browsers), so a gateway that
-// died without cleaning up has its leftovers found and ended by the next one (`sweepOwnedProcesses` in ../shared.ts).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+// Xvfb display WebKit needs without a display, each an OwnedProcess (../owned-process.ts).
+import { mkdtemp } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { LaunchError } from '../backend.ts';
-import { killGroup, OWNER_VARIABLE } from '../shared.ts';
-
-/** Running processes, each with its own temporary directory if it has one. */
-const live = new Map<ChildProcess, string | undefined>();
+import { DRIVER_DIR_PREFIX, OwnedProcess } from '../owned-process.ts';
 
 /** Ask the kernel for a free loopback port (for a driver that cannot pick its own). */
 export function freePort(): Promise<number> {
@@ -25,67 +17,6 @@ export function freePort(): Promise<number> {
     });
   });
 }
-
-/** A process the backend started: ended with `stop`, which waits for it. */
-export class OwnedProcess {
-  readonly #child: ChildProcess;
-  readonly #exited: Promise<void>;
-  #exitListeners: (() => void)[] = [];
-  #stopping = false;
-  exited = false;
-
-  constructor(child: ChildProcess, tempDir?: string) {
-    this.#child = child;
-    live.set(child, tempDir);
-    this.#exited = new Promise((resolve) =>
-      child.once('exit', () => {
-        this.exited = true;
-        live.delete(child);
-        // Whatever the driver left in its group (a browser) goes with it, and what it wrote.
-        if (child.pid) killGroup(child.pid, 'SIGKILL');
-        if (!this.#stopping) for (const listener of this.#exitListeners) listener();
-        if (!tempDir) return resolve();
-        void rm(tempDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => {}).then(resolve);
-      }),
-    );
-  }
-
-  /** Start `binary`; a `tempDir` of its own (its TMPDIR) is removed once it has exited. */
-  static spawn(binary: string, args: string[], env: NodeJS.ProcessEnv, stdio: ('ignore' | 'pipe')[], tempDir?: string): OwnedProcess {
-    const child = spawn(binary, args, { detached: true, stdio, env: { ...env, [OWNER_VARIABLE]: String(process.pid), ...(tempDir && { TMPDIR: tempDir }) } });
-    // A missing binary is an 'error' event (the exit promise still settles: 'exit' follows or not).
-    child.once('error', () => child.emit('exit', null, null));
-    return new OwnedProcess(child, tempDir);
-  }
-
-  get child(): ChildProcess {
-    return this.#child;
-  }
-
-  get pid(): number | undefined {
-    return this.#child.pid;
-  }
-
-  /** Called once if the process ends without being stopped. */
-  onExit(listener: () => void): void {
-    if (this.exited) listener();
-    else this.#exitListeners.push(listener);
-  }
-
-  /** SIGTERM to the group, SIGKILL after `graceMs`; resolves when the process was waited for. */
-  async stop(graceMs = 3000): Promise<void> {
-    this.#stopping = true;
-    if (this.exited) return;
-    const pid = this.#child.pid;
-    if (pid) killGroup(pid, 'SIGTERM');
-    const timer = setTimeout(() => pid && killGroup(pid, 'SIGKILL'), graceMs);
-    await this.#exited;
-    clearTimeout(timer);
-  }
-}
-
-/** A managed driver's temporary directory: `wdgate-driver-<gateway pid>-<random>`. */
-export const DRIVER_DIR_PREFIX = 'wdgate-driver-';
 
 /**
  * Start a driver and resolve with its URL once it answers `/status`. `portFromOutput` reads the
@@ -165,17 +96,5 @@ export async function startXvfb(): Promise<{ process: OwnedProcess; display: str
   } catch (e) {
     await owned.stop(0);
     throw e;
-  }
-}
-
-/** Last resort on an abrupt exit: every driver's and display's group, at once. */
-export function killDriversNow(): void {
-  for (const [child, tempDir] of live) {
-    if (child.pid) killGroup(child.pid, 'SIGKILL');
-    try {
-      if (tempDir) rmSync(tempDir, { recursive: true, force: true });
-    } catch {
-      /* best effort */
-    }
   }
 }

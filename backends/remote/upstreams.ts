@@ -5,7 +5,8 @@
 import { InvalidCapabilityError, type BackendEnvironment } from '../backend.ts';
 import { refusedArg } from '../chromium-args.ts';
 import { stringArray, vendorObject } from '../shared.ts';
-import { freePort, startDriver, startXvfb, type OwnedProcess } from './processes.ts';
+import type { OwnedProcess } from '../owned-process.ts';
+import { freePort, startDriver, startXvfb } from './processes.ts';
 
 /** Where one new session goes, and what is given back when it ends. */
 export interface Place {
