@@ -176,3 +176,9 @@ export async function keepDownload(file: string, directory: string, suggested: s
     await unlink(file).catch(() => {});
   }
 }
+
+/** RFC 6265 §5.1.4 path-match: the cookie's path is the request path or a directory prefix of it. */
+export function pathMatches(requestPath: string, cookiePath: string): boolean {
+  if (requestPath === cookiePath) return true;
+  return requestPath.startsWith(cookiePath) && (cookiePath.endsWith('/') || requestPath[cookiePath.length] === '/');
+}

@@ -28,7 +28,7 @@ import {
   type WindowType,
 } from '../backend.ts';
 import { PromptGuard } from '../prompt-guard.ts';
-import { afterNextTask, cookieData, isPrintRefusal } from '../shared.ts';
+import { afterNextTask, cookieData, isPrintRefusal, pathMatches } from '../shared.ts';
 import { saveDownload } from './downloads.ts';
 import { FIREFOX_GAPS, GAPS } from './gaps.ts';
 import { PlaywrightInput } from './input.ts';
@@ -579,12 +579,6 @@ function playwrightMessage(message: string): string {
     .split(/\n\s*Call log:/)[0]!
     .replace(/\x1B\[[0-9;]*m/g, '')
     .trim();
-}
-
-/** RFC 6265 §5.1.4 path-match: the cookie's path is the request path or a directory prefix of it. */
-function pathMatches(requestPath: string, cookiePath: string): boolean {
-  if (requestPath === cookiePath) return true;
-  return requestPath.startsWith(cookiePath) && (cookiePath.endsWith('/') || requestPath[cookiePath.length] === '/');
 }
 
 /** A W3C page load timeout as Playwright's: there 0 means "no timeout". */

@@ -6,6 +6,7 @@ import { chromium, firefox, type Browser } from 'playwright-core';
 import { InvalidCapabilityError, LaunchError, type Backend, type BackendEnvironment, type BrowserProcess, type DrivenBrowser, type LaunchSpec, type MatchResult } from '../backend.ts';
 import { refusedArg } from '../chromium-args.ts';
 import { OWNER_VARIABLE, probeVersion, stringArray, sweepOwnedProcesses, vendorObject } from '../shared.ts';
+import { FIREFOX_PREFS, FIREFOX_RESERVED, firefoxPrefs } from '../firefox/options.ts';
 import { PlaywrightContext, type Engine } from './context.ts';
 
 export interface PlaywrightOptions {
@@ -21,28 +22,6 @@ interface PlaywrightLaunchSpec extends LaunchSpec {
   args: string[];
   prefs: Record<string, string | number | boolean>;
   headless: boolean;
-}
-
-/** Firefox switches that hand over the browser or its profile: never from capabilities. */
-const FIREFOX_RESERVED = /^--?(profile|P|remote-debugging-port|remote-allow-hosts|remote-allow-origins|marionette|start-debugger-server|new-instance|no-remote|setDefaultBrowser)(=|$)/i;
-
-/**
- * Prefs every Firefox gets (a session's own prefs may override them). No back-forward cache: a
- * page restored from it fires no load event, and Back would wait for one forever (native
- * Chromium runs with --disable-back-forward-cache for the same reason). No out-of-process
- * iframes (Fission): input Playwright dispatches to the top-level document stops at the
- * <iframe> element of a cross-origin frame instead of reaching the document inside.
- */
-const FIREFOX_PREFS = { 'browser.sessionhistory.max_total_viewers': 0, 'fission.autostart': false };
-
-/** moz:firefoxOptions.prefs: names to strings, numbers or booleans. */
-function firefoxPrefs(value: unknown): Record<string, string | number | boolean> {
-  if (value === undefined) return {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidCapabilityError('moz:firefoxOptions.prefs must be an object');
-  for (const [name, pref] of Object.entries(value)) {
-    if (!['string', 'number', 'boolean'].includes(typeof pref)) throw new InvalidCapabilityError(`moz:firefoxOptions.prefs.${name} must be a string, a number or a boolean`);
-  }
-  return value as Record<string, string | number | boolean>;
 }
 
 export async function createPlaywrightBackend(options: PlaywrightOptions): Promise<Backend> {
