@@ -53,6 +53,11 @@ export interface LaunchSpec {
   acceptInsecureCerts: boolean;
   /** Each session gets a browser of its own (a BiDi session sees the whole browser). */
   ownBrowser?: boolean;
+  /**
+   * The backend's BiDi end shows each session only its own contexts and events (a Firefox
+   * process's multiplexed session): BiDi sessions share browsers like classic ones.
+   */
+  bidiScoped?: boolean;
   [extra: string]: unknown;
 }
 
@@ -205,6 +210,8 @@ export const ModifierBit = { Alt: 1, Control: 2, Meta: 4, Shift: 8 } as const;
 
 export interface KeyInputEvent {
   type: 'keyDown' | 'keyUp';
+  /** The action's WebDriver key value (a character, or a special key U+E000–U+E05D): what a BiDi engine takes. */
+  value: string;
   /** DOM KeyboardEvent.key, code and location. */
   key: string;
   code: string;

@@ -34,7 +34,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
   const { remote } = config;
   const fileInputDirectories = realDirectories(config.fileInputDirectories);
   const backends = await createBackends({
-    native: config.native,
+    native: { ...config.native, firefox: { binary: config.playwright.firefoxBinary, allowedBinaries: config.playwright.allowedFirefoxBinaries } },
     remote: {
       upstreams: remote.upstreams,
       chromedriver: { driver: remote.chromedriver, ...config.native, idleTimeout: remote.idleTimeout },

@@ -3,7 +3,12 @@
 import { InvalidCapabilityError } from '../backend.ts';
 
 /** Firefox switches that hand over the browser or its profile: never from capabilities. */
-export const FIREFOX_RESERVED = /^--?(profile|P|remote-debugging-port|remote-allow-hosts|remote-allow-origins|marionette|start-debugger-server|new-instance|no-remote|setDefaultBrowser)(=|$)/i;
+const FIREFOX_RESERVED = /^--?(profile|P|remote-debugging-port|remote-allow-hosts|remote-allow-origins|marionette|start-debugger-server|new-instance|no-remote|setDefaultBrowser)(=|$)/i;
+
+/** Why a Firefox switch from capabilities is refused, or null. */
+export function refusedFirefoxArg(arg: string): string | null {
+  return FIREFOX_RESERVED.test(arg) ? `browser argument ${arg} is reserved: wdgate owns the profile and the remote protocol` : null;
+}
 
 /**
  * Prefs every Firefox gets (a session's own prefs may override them). No back-forward cache: a

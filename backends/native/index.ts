@@ -1,8 +1,11 @@
-// The native backend: wdgate launches Chromium itself with --remote-debugging-pipe and drives
-// it over CDP through puppeteer-core.
+// The native backend: wdgate launches the browser itself. Chromium with --remote-debugging-pipe,
+// driven over CDP through puppeteer-core; Firefox (browserName "firefox") over its own WebDriver
+// BiDi server (../firefox/).
 import { InvalidCapabilityError, type Backend, type BackendEnvironment, type BrowserProcess, type LaunchSpec, type MatchResult } from '../backend.ts';
 import { refusedArg } from '../chromium-args.ts';
-import { probeVersion, stringArray, vendorObject } from '../shared.ts';
+import { launchFirefox, matchFirefox, type FirefoxOptions } from '../firefox/index.ts';
+import { DRIVER_DIR_PREFIX, killOwnedNow } from '../owned-process.ts';
+import { probeVersion, removeDeadGatewayDirs, stringArray, sweepOwnedProcesses, vendorObject } from '../shared.ts';
 import { ChromiumProcess } from './chromium.ts';
 import { killAllNow, sweepOrphans } from './processes.ts';
 
@@ -13,6 +16,8 @@ export interface NativeOptions {
   allowedBinaries: string[];
   /** Guarded browser switches capabilities may pass all the same (./args.ts). */
   allowedArgs: string[];
+  /** Firefox: the binary (firefox-esr) and the others capabilities may name. */
+  firefox: FirefoxOptions;
 }
 
 /** Flags Chromium needs on these machines (root, no display server, no outside network). */
@@ -70,7 +75,7 @@ function proxyArgs(proxy: Record<string, unknown> | undefined): string[] {
 
 export async function createNativeBackend(options: NativeOptions): Promise<Backend> {
   const versions = new Map<string, string>();
-  for (const binary of new Set([options.binary, ...options.allowedBinaries])) {
+  for (const binary of new Set([options.binary, ...options.allowedBinaries, options.firefox.binary, ...options.firefox.allowedBinaries])) {
     const version = await probeVersion(binary);
     if (version) versions.set(binary, version);
   }
@@ -86,6 +91,7 @@ export async function createNativeBackend(options: NativeOptions): Promise<Backe
       if (wdgate.backend !== undefined && wdgate.backend !== 'native') {
         return { ok: false, reason: `wdgate:options.backend ${JSON.stringify(wdgate.backend)} is not served by the native backend` };
       }
+      if (caps.browserName === 'firefox') return matchFirefox(caps, env, options.firefox, versions);
       const requested = wdgate.binary ?? goog.binary;
       if (requested !== undefined && typeof requested !== 'string') {
         throw new InvalidCapabilityError('the browser binary must be a string');
@@ -131,6 +137,7 @@ export async function createNativeBackend(options: NativeOptions): Promise<Backe
     },
 
     async launch(launchSpec: LaunchSpec, env: BackendEnvironment): Promise<BrowserProcess> {
+      if (launchSpec.browserName === 'firefox') return launchFirefox(launchSpec, env);
       const spec = launchSpec as NativeLaunchSpec;
       const args = [...BASE_ARGS, ...spec.args];
       if (process.getuid?.() === 0) args.push('--no-sandbox');
@@ -149,8 +156,14 @@ export async function createNativeBackend(options: NativeOptions): Promise<Backe
 
     async sweep(tempDir: string): Promise<void> {
       await sweepOrphans(tempDir);
+      // Firefox processes and their profiles (each in a directory of its own).
+      await sweepOwnedProcesses();
+      await removeDeadGatewayDirs(tempDir, DRIVER_DIR_PREFIX);
     },
 
-    killAllNow,
+    killAllNow() {
+      killAllNow();
+      killOwnedNow();
+    },
   };
 }

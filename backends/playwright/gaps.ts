@@ -2,6 +2,8 @@
 // command meets one it answers `unsupported operation` with this text; the test suite, run on
 // this backend, skips the tests that meet one and says which (test/helpers/gaps.ts); the README
 // lists them. Everything not declared here must behave as on the native backend.
+import { ENGINE_GAPS } from '../firefox/gaps.ts';
+
 export const GAPS = {
   touchInput: 'touch input cannot be dispatched through Playwright (it only taps)',
   penInput: 'pen input cannot be dispatched through Playwright',
@@ -16,10 +18,10 @@ export const FIREFOX_GAPS = {
   namedKeys: 'keys outside the US layout cannot be pressed in Firefox through Playwright',
   clickCounting: 'Firefox counts clicks itself through Playwright, not as W3C counts them: a second press at one place is not a double click, and a move carries a detail of 1',
   dragAndDrop: 'mouse input through Playwright does not start an HTML5 drag session in Firefox',
-  hover: 'Firefox fires no mouseover for a move to where its mouse already is (its place carries over from the previous document)',
-  focus: 'headless Firefox gives a document focus only with its first focus() call (a window focus event first), and a clicked button takes no focus',
+  hover: ENGINE_GAPS.hover,
+  focus: ENGINE_GAPS.focus,
   beforeUnload: 'Firefox shows its own beforeunload text, and Refresh after a refused unload fails ("Navigation failed")',
-  cookies: 'Firefox refuses a domain cookie for an IP address (RFC 6265: host-only there), and accepts the cookies Chromium refuses',
-  print: 'Firefox lays out a print Chromium refuses (no invalid argument)',
-  releaseAfterPrompt: 'after a prompt opened on a mouse press, the next click is lost in Firefox (the release the prompt blocked; not solved yet)',
+  cookies: ENGINE_GAPS.cookies,
+  print: ENGINE_GAPS.print,
+  releaseAfterPrompt: ENGINE_GAPS.releaseAfterPrompt,
 } as const;

@@ -5,8 +5,8 @@
 import { chromium, firefox, type Browser } from 'playwright-core';
 import { InvalidCapabilityError, LaunchError, type Backend, type BackendEnvironment, type BrowserProcess, type DrivenBrowser, type LaunchSpec, type MatchResult } from '../backend.ts';
 import { refusedArg } from '../chromium-args.ts';
-import { OWNER_VARIABLE, probeVersion, stringArray, sweepOwnedProcesses, vendorObject } from '../shared.ts';
-import { FIREFOX_PREFS, FIREFOX_RESERVED, firefoxPrefs } from '../firefox/options.ts';
+import { allowedBinary, OWNER_VARIABLE, probeVersion, stringArray, sweepOwnedProcesses, vendorObject } from '../shared.ts';
+import { FIREFOX_PREFS, firefoxPrefs, refusedFirefoxArg } from '../firefox/options.ts';
 import { PlaywrightContext, type Engine } from './context.ts';
 
 export interface PlaywrightOptions {
@@ -44,16 +44,12 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
       const vendorKey = engine === 'firefox' ? 'moz:firefoxOptions' : 'goog:chromeOptions';
       const vendor = vendorObject(caps, vendorKey);
       const allowed = engine === 'firefox' ? options.firefox : options.chromium;
-      const binary = vendor.binary ?? wdgate.binary ?? allowed.binary;
-      if (typeof binary !== 'string') throw new InvalidCapabilityError('the browser binary must be a string');
-      if (binary !== allowed.binary && !allowed.allowedBinaries.includes(binary)) {
-        throw new InvalidCapabilityError(`browser binary ${JSON.stringify(binary)} is not allowed (allowed: ${[allowed.binary, ...allowed.allowedBinaries].join(', ')})`);
-      }
+      const binary = allowedBinary(vendor.binary ?? wdgate.binary, allowed);
       const version = versions.get(binary);
       if (!version) return { ok: false, reason: `browser binary ${binary} is not installed` };
       const userArgs = [...stringArray(vendor.args, `${vendorKey}.args`), ...stringArray(wdgate.args, 'wdgate:options.args')];
       for (const arg of userArgs) {
-        const refused = engine === 'firefox' ? (FIREFOX_RESERVED.test(arg) ? `browser argument ${arg} is reserved: wdgate owns the profile and the remote protocol` : null) : refusedArg(arg, options.chromium.allowedArgs);
+        const refused = engine === 'firefox' ? refusedFirefoxArg(arg) : refusedArg(arg, options.chromium.allowedArgs);
         if (refused) throw new InvalidCapabilityError(refused);
       }
       const prefs = engine === 'firefox' ? firefoxPrefs(vendor.prefs) : {};

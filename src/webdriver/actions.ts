@@ -557,6 +557,7 @@ async function dispatchKeyAction(state: InputState, action: KeyAction, source: K
   const eventKey = modifiers & ModifierBit.Shift && !SPECIAL_KEYS.has(action.value) ? shiftedKey(normalized) : normalized;
   await ctx.browser.dispatchKeyInput(ctx.window, {
     type: down ? 'keyDown' : 'keyUp',
+    value: action.value,
     key: eventKey,
     code,
     location,

@@ -9,8 +9,13 @@ export interface ConfiguredRoute extends Route {
   match: Record<string, unknown>;
 }
 
-/** Firefox goes to Playwright's BiDi channel, WebKit to WebKitWebDriver (managed upstream). */
+/**
+ * Firefox goes to Playwright's BiDi channel, except a session that asks for WebDriver BiDi: the
+ * native backend owns Firefox's one BiDi session and shares it with the client (Playwright keeps
+ * its own). WebKit goes to WebKitWebDriver (managed upstream).
+ */
 export const DEFAULT_ROUTES: readonly ConfiguredRoute[] = [
+  { match: { browserName: 'firefox', webSocketUrl: true }, backend: 'native' },
   { match: { browserName: 'firefox' }, backend: 'playwright' },
   { match: { browserName: 'MiniBrowser' }, backend: 'remote', upstream: 'webkit' },
   { match: { browserName: 'webkit' }, backend: 'remote', upstream: 'webkit' },

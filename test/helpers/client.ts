@@ -74,6 +74,7 @@ const BACKEND_CAPABILITIES: Record<string, unknown> = (
     native: {},
     'playwright-chromium': { 'wdgate:options': { backend: 'playwright' } },
     'playwright-firefox': { browserName: 'firefox' },
+    'native-firefox': { browserName: 'firefox', 'wdgate:options': { backend: 'native' } },
     'remote-chromedriver': { 'wdgate:options': { backend: 'remote' } },
   } as Record<string, Record<string, unknown>>
 )[process.env.WDGATE_TEST_BACKEND ?? 'native'] ?? {};

@@ -3,9 +3,10 @@
 // skips it and says so. Everything else must pass. WDGATE_TEST_GAPS=check runs the declared ones
 // and fails any that passes (a declaration must never hide a fixed gap).
 import { test as nodeTest } from 'node:test';
+import { BIDI_GAPS, ENGINE_GAPS } from '../../backends/firefox/gaps.ts';
 import { FIREFOX_GAPS, GAPS as PLAYWRIGHT } from '../../backends/playwright/gaps.ts';
 
-export type TestBackend = 'native' | 'playwright-chromium' | 'playwright-firefox' | 'remote-chromedriver';
+export type TestBackend = 'native' | 'native-firefox' | 'playwright-chromium' | 'playwright-firefox' | 'remote-chromedriver';
 
 export const BACKEND = (process.env.WDGATE_TEST_BACKEND ?? 'native') as TestBackend;
 
@@ -13,6 +14,20 @@ const WINDOW_STATE = "Playwright's headless Chromium: a minimized window's docum
 
 /** Not the backend's: the test's own small PDF reader. */
 const PDF_READER = "Firefox writes its PDF with compressed object streams, which the test's small PDF reader does not read";
+
+/** Firefox's PDFs: the print tests that read one. */
+const FIREFOX_PDFS: Record<string, string> = Object.fromEntries(
+  [
+    'defaults: US Letter portrait, every page',
+    'landscape turns the page: width and height swap',
+    'page size in centimetres, down to one point with no margins',
+    'pageRanges choose the pages, as numbers and "N", "N-M", "N-", "-M" strings',
+    'background: printed only when asked',
+    'scale and margins change how much fits on a page',
+    "shrinkToFit false lets the page's CSS @page size win",
+    'prints the top-level document when a frame is current, even a frame that is gone',
+  ].map((name) => [name, PDF_READER]),
+);
 
 /** Gaps both Playwright engines have. */
 const PLAYWRIGHT_GAPS: Record<string, string> = {
@@ -133,6 +148,29 @@ const CHROMEDRIVER: Record<string, string> = {
 /** Test name → why the backend cannot pass it. */
 const DECLARED: Record<TestBackend, Record<string, string>> = {
   native: {},
+  'native-firefox': {
+    'the spec key table: right shift, numpad keys, a shifted character, a non-US character': BIDI_GAPS.keyTable,
+    'move, press and release at viewport coordinates: mouse events with the button, buttons and coordinates': BIDI_GAPS.clickCounting,
+    'two clicks at one place in quick succession are a double click': BIDI_GAPS.clickCounting,
+    'each Perform Actions counts clicks afresh: a double click right after a click is one double click': BIDI_GAPS.clickCounting,
+    'a move alone hovers: mouseover and mousemove on the element, no click': ENGINE_GAPS.hover,
+    'HTML5 drag and drop of a draggable element onto a drop target': BIDI_GAPS.dragAndDrop,
+    'a touch pointer: pointer events of type touch with its width, height and pressure; touch events': BIDI_GAPS.touchInput,
+    'two touch pointers at once (a pinch): both touch, move and lift': BIDI_GAPS.touchInput,
+    'a pen pointer: pointer events of type pen with its pressure and tilt (from the angles)': BIDI_GAPS.penInput,
+    "the accessibility tree's role and name, as chromedriver answers them": BIDI_GAPS.computedRole,
+    'reflects changes made by script': BIDI_GAPS.computedRole,
+    'an element in a frame, with the frame current': BIDI_GAPS.computedRole,
+    'clicks a button with trusted events; its handler runs': ENGINE_GAPS.focus,
+    'clears input, textarea and contenteditable: focus, change, blur (no change for contenteditable)': ENGINE_GAPS.focus,
+    'an empty control or contenteditable is left alone: no event at all': ENGINE_GAPS.focus,
+    'unable to set cookie when the browser refuses it': ENGINE_GAPS.cookies,
+    'what the browser cannot lay out is invalid argument too (as chromedriver)': ENGINE_GAPS.print,
+    'a prompt opened on mouse press: later clicks still work': ENGINE_GAPS.releaseAfterPrompt,
+    'maximize, minimize and fullscreen each return a rect; Set Window Rect restores the normal state': BIDI_GAPS.windowState,
+    'a minimized window is shown again and captured (it would draw nothing after a navigation)': BIDI_GAPS.windowState,
+    ...FIREFOX_PDFS,
+  },
   'playwright-chromium': {
     ...PLAYWRIGHT_GAPS,
     'maximize, minimize and fullscreen each return a rect; Set Window Rect restores the normal state': WINDOW_STATE,
@@ -159,18 +197,7 @@ const DECLARED: Record<TestBackend, Record<string, string>> = {
     'a leading dot in the domain is accepted; an empty domain is no domain (host-only)': FIREFOX_GAPS.cookies,
     'unable to set cookie when the browser refuses it': FIREFOX_GAPS.cookies,
     'what the browser cannot lay out is invalid argument too (as chromedriver)': FIREFOX_GAPS.print,
-    ...Object.fromEntries(
-      [
-        'defaults: US Letter portrait, every page',
-        'landscape turns the page: width and height swap',
-        'page size in centimetres, down to one point with no margins',
-        'pageRanges choose the pages, as numbers and "N", "N-M", "N-", "-M" strings',
-        'background: printed only when asked',
-        'scale and margins change how much fits on a page',
-        "shrinkToFit false lets the page's CSS @page size win",
-        'prints the top-level document when a frame is current, even a frame that is gone',
-      ].map((name) => [name, PDF_READER]),
-    ),
+    ...FIREFOX_PDFS,
   },
   'remote-chromedriver': CHROMEDRIVER,
 };

@@ -244,23 +244,23 @@ const pd = (button = 0, more: Record<string, unknown> = {}) => ({ type: 'pointer
 const pu = (button = 0) => ({ type: 'pointerUp', button });
 
 describe('keyboard dispatch', () => {
-  test('key, code and location from the spec tables; text for printable keys; repeat; keyUp only when held', async () => {
+  test('the action\'s key value; key, code and location from the spec tables; text for printable keys; repeat; keyUp only when held', async () => {
     const h = harness();
     await h.run([key(kd('a'), kd('a'), ku('a'), ku('a'), kd('\uE050'), kd('\uE01B'), ku('\uE01B'), ku('\uE050'), kd('\uE007'), kd('\uE004'), kd('é'))]);
     assert.deepEqual(
       h.log.map((r) => r.event),
       [
-        { type: 'keyDown', key: 'a', code: 'KeyA', location: 0, modifiers: 0, text: 'a', repeat: false },
-        { type: 'keyDown', key: 'a', code: 'KeyA', location: 0, modifiers: 0, text: 'a', repeat: true },
-        { type: 'keyUp', key: 'a', code: 'KeyA', location: 0, modifiers: 0, text: '', repeat: false },
-        { type: 'keyDown', key: 'Shift', code: 'ShiftRight', location: 2, modifiers: 8, text: '', repeat: false },
+        { type: 'keyDown', value: 'a', key: 'a', code: 'KeyA', location: 0, modifiers: 0, text: 'a', repeat: false },
+        { type: 'keyDown', value: 'a', key: 'a', code: 'KeyA', location: 0, modifiers: 0, text: 'a', repeat: true },
+        { type: 'keyUp', value: 'a', key: 'a', code: 'KeyA', location: 0, modifiers: 0, text: '', repeat: false },
+        { type: 'keyDown', value: '\uE050', key: 'Shift', code: 'ShiftRight', location: 2, modifiers: 8, text: '', repeat: false },
         // Shift held: the modifier is set; a special key (the numpad's 1) keeps its value.
-        { type: 'keyDown', key: '1', code: 'Numpad1', location: 3, modifiers: 8, text: '1', repeat: false },
-        { type: 'keyUp', key: '1', code: 'Numpad1', location: 3, modifiers: 8, text: '', repeat: false },
-        { type: 'keyUp', key: 'Shift', code: 'ShiftRight', location: 2, modifiers: 0, text: '', repeat: false },
-        { type: 'keyDown', key: 'Enter', code: 'NumpadEnter', location: 1, modifiers: 0, text: '\r', repeat: false },
-        { type: 'keyDown', key: 'Tab', code: 'Tab', location: 0, modifiers: 0, text: '', repeat: false },
-        { type: 'keyDown', key: 'é', code: '', location: 0, modifiers: 0, text: 'é', repeat: false },
+        { type: 'keyDown', value: '\uE01B', key: '1', code: 'Numpad1', location: 3, modifiers: 8, text: '1', repeat: false },
+        { type: 'keyUp', value: '\uE01B', key: '1', code: 'Numpad1', location: 3, modifiers: 8, text: '', repeat: false },
+        { type: 'keyUp', value: '\uE050', key: 'Shift', code: 'ShiftRight', location: 2, modifiers: 0, text: '', repeat: false },
+        { type: 'keyDown', value: '\uE007', key: 'Enter', code: 'NumpadEnter', location: 1, modifiers: 0, text: '\r', repeat: false },
+        { type: 'keyDown', value: '\uE004', key: 'Tab', code: 'Tab', location: 0, modifiers: 0, text: '', repeat: false },
+        { type: 'keyDown', value: 'é', key: 'é', code: '', location: 0, modifiers: 0, text: 'é', repeat: false },
       ],
     );
   });

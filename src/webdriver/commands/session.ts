@@ -76,11 +76,12 @@ async function createSession(
   const { backend } = matched;
   const downloadsEnabled = capabilities['se:downloadsEnabled'];
   if (downloadsEnabled !== undefined && typeof downloadsEnabled !== 'boolean') throw error('invalid argument', 'se:downloadsEnabled must be a boolean');
-  // BiDi (webSocketUrl): the engine's BiDi end sees its whole browser, so the session gets a
-  // browser of its own (a pool key of its own). A backend without BiDi answers no URL, and
-  // clients stay on classic WebDriver (WebdriverIO falls back when it gets none).
+  // BiDi (webSocketUrl): unless the backend scopes its BiDi end to the session, the engine's
+  // BiDi end sees its whole browser, so the session gets a browser of its own (a pool key of its
+  // own). A backend without BiDi answers no URL, and clients stay on classic WebDriver
+  // (WebdriverIO falls back when it gets none).
   const bidi = capabilities.webSocketUrl === true && backend.bidi === true;
-  const spec = bidi ? { ...matched.spec, key: JSON.stringify({ ...JSON.parse(matched.spec.key), bidi: true }), ownBrowser: true } : matched.spec;
+  const spec = bidi && !matched.spec.bidiScoped ? { ...matched.spec, key: JSON.stringify({ ...JSON.parse(matched.spec.key), bidi: true }), ownBrowser: true } : matched.spec;
   let lease;
   try {
     lease = await gateway.pool.lease(backend, spec);

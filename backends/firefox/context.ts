@@ -1,0 +1,537 @@
+// One session's part of a Firefox process, over WebDriver BiDi: a user context of its own, and
+// the backend primitives as BiDi commands on the session's channel of the process's one BiDi
+// session (./hub.ts). Window handles and frame ids are BiDi browsing context ids, so a classic
+// handle is the BiDi context of the same window, as the spec asks.
+import {
+  InvalidParametersError,
+  NavigationTimeoutError,
+  NoSuchWindowError,
+  ScriptError,
+  UnsupportedPrimitiveError,
+  UserPromptOpenedError,
+  type AccessibleNode,
+  type BidiEndpoint,
+  type BrowsingContext,
+  type CallOptions,
+  type CookieData,
+  type DrivenBrowser,
+  type KeyInputEvent,
+  type PageLoadStrategy,
+  type PointerInputEvent,
+  type PrintOptions,
+  type Rect,
+  type TouchInputEvent,
+  type UserPrompt,
+  type WheelInputEvent,
+  type WindowState,
+  type WindowType,
+} from '../backend.ts';
+import { PromptGuard } from '../prompt-guard.ts';
+import { afterNextTask, isPrintRefusal, WHEEL_SETTLED } from '../shared.ts';
+import { FirefoxCookies } from './cookies.ts';
+import { FirefoxDownloads } from './downloads.ts';
+import { BIDI_GAPS } from './gaps.ts';
+import { FirefoxBidiEndpoint } from './endpoint.ts';
+import { BidiError, type BidiHub, type BidiMessage, type Channel, type TreeNode } from './hub.ts';
+import { keyActions, pointerActions, touchActions, wheelActions } from './input.ts';
+import { Loading } from './loading.ts';
+import { exceptionText, FirefoxScripts } from './script.ts';
+import { jsonValue, localValue } from './values.ts';
+
+const WAIT = { none: 'none', eager: 'interactive', normal: 'complete' } as const;
+/** How long input waits for the page's next task (a navigation it started, a prompt's event). */
+const NEXT_TASK_BOUND_MS = 2_000;
+/** The events the classic primitives follow, for the session's user context. */
+const EVENTS = ['browsingContext', 'script.realmDestroyed'];
+
+/** A top-level window of the session: the prompt guard's page, and its loading. */
+interface Window {
+  readonly handle: string;
+  readonly loading: Loading;
+  readonly touching: Set<number>;
+  /** Prompts the gateway closed whose userPromptClosed event has not come yet. */
+  closedByUs: number;
+  /** A navigation that failed: the URL it was for. */
+  failed?: string;
+}
+
+export class FirefoxContext implements DrivenBrowser {
+  readonly browserName = 'firefox';
+  readonly browserVersion: string;
+  readonly initialWindow: string;
+  readonly #hub: BidiHub;
+  readonly #channel: Channel;
+  readonly #userContext: string;
+  readonly #windows = new Map<string, Window>();
+  readonly #prompts = new PromptGuard<Window>();
+  readonly #scripts: FirefoxScripts;
+  readonly #cookies: FirefoxCookies;
+  readonly #downloads: FirefoxDownloads;
+  #closed = false;
+
+  private constructor(hub: BidiHub, channel: Channel, userContext: string, version: string, first: string) {
+    this.#hub = hub;
+    this.#channel = channel;
+    this.#userContext = userContext;
+    this.browserVersion = version;
+    this.initialWindow = first;
+    this.#scripts = new FirefoxScripts(hub, channel, (e) => this.#classify(e));
+    this.#cookies = new FirefoxCookies(channel, (handle) => this.currentUrl(handle));
+    this.#downloads = new FirefoxDownloads(channel, userContext);
+    this.#window(first);
+    channel.onEvent((message) => this.#event(message));
+  }
+
+  /** A user context of its own with one window in it. */
+  static async open(hub: BidiHub, version: string): Promise<FirefoxContext> {
+    const root = hub.channel([]);
+    const { userContext } = await root.call<{ userContext: string }>('browser.createUserContext', {});
+    await root.close();
+    const channel = hub.channel([userContext]);
+    try {
+      await channel.subscribe(EVENTS);
+      const { context } = await channel.call<{ context: string }>('browsingContext.create', { type: 'window', userContext });
+      return new FirefoxContext(hub, channel, userContext, version, context);
+    } catch (e) {
+      await channel.close();
+      await hub.channel([]).send('browser.removeUserContext', { userContext });
+      throw e;
+    }
+  }
+
+  #window(handle: string): Window {
+    let window = this.#windows.get(handle);
+    if (!window) {
+      window = { handle, loading: new Loading(), touching: new Set(), closedByUs: 0 };
+      this.#windows.set(handle, window);
+      this.#prompts.watch(window);
+    }
+    return window;
+  }
+
+  /** A window of this session that is still open. */
+  #open(handle: string): Window {
+    const window = this.#windows.get(handle);
+    if (!window || this.#hub.userContextOf(handle) !== this.#userContext) throw new NoSuchWindowError(`no window with handle ${handle}`);
+    return window;
+  }
+
+  #event({ method, params: raw }: BidiMessage): void {
+    const params = raw as Record<string, unknown>;
+    const context = params.context as string;
+    if (method === 'script.realmDestroyed') return this.#scripts.forget(String(params.realm));
+    if (method === 'browsingContext.contextCreated') {
+      if (params.parent === null) this.#window(context);
+      return;
+    }
+    if (method === 'browsingContext.contextDestroyed') {
+      const window = this.#windows.get(context);
+      if (window) {
+        this.#windows.delete(context);
+        window.loading.settled();
+      }
+      return;
+    }
+    if (method === 'browsingContext.downloadWillBegin') this.#downloads.willBegin(params);
+    if (method === 'browsingContext.downloadEnd') return this.#downloads.ended(params);
+    const window = this.#windows.get(context);
+    if (!window) return; // a frame's
+    switch (method) {
+      case 'browsingContext.navigationStarted':
+        window.loading.started();
+        this.#prompts.started(window);
+        break;
+      case 'browsingContext.navigationCommitted':
+        this.#prompts.committed(window);
+        break;
+      case 'browsingContext.domContentLoaded':
+        window.loading.domContentLoaded();
+        this.#prompts.committed(window);
+        break;
+      case 'browsingContext.load':
+      case 'browsingContext.fragmentNavigated':
+      case 'browsingContext.historyUpdated':
+      case 'browsingContext.downloadWillBegin':
+        window.loading.settled();
+        this.#prompts.committed(window);
+        break;
+      case 'browsingContext.navigationFailed':
+      case 'browsingContext.navigationAborted':
+        window.loading.settled();
+        this.#prompts.stopped(window);
+        break;
+      case 'browsingContext.userPromptOpened':
+        this.#promptOpened(window, params);
+        break;
+      case 'browsingContext.userPromptClosed':
+        // Ours was reported when we closed it; its event may come after the next prompt opened.
+        if (window.closedByUs > 0) window.closedByUs--;
+        else this.#prompts.closed(window, params.accepted === true);
+        break;
+    }
+  }
+
+  #promptOpened(window: Window, params: Record<string, unknown>): void {
+    const type = params.type as UserPrompt['type'];
+    // A beforeunload prompt shows the browser's own words, never the page's: it has no message.
+    const prompt: UserPrompt = { type, message: type === 'beforeunload' ? '' : String(params.message ?? ''), defaultValue: String(params.defaultValue ?? '') };
+    const unloaded = prompt.type === 'beforeunload' ? window.loading.unloading() : undefined;
+    this.#prompts.opened(window, window.handle, prompt, async (accept, userText) => {
+      const answer = await this.#channel.send('browsingContext.handleUserPrompt', { context: window.handle, accept, ...(userText !== undefined && prompt.type === 'prompt' && { userText }) });
+      const closed = answer.type === 'success';
+      unloaded?.(accept && closed);
+      if (closed) {
+        window.closedByUs++;
+        // Unless the page has opened its next prompt meanwhile (the guard forgets this one itself).
+        if (this.#prompts.current(window) === prompt) this.#prompts.closed(window, accept);
+      }
+      return closed;
+    });
+  }
+
+  /** A call into the page, unless a prompt blocks it or opens and stays open. */
+  #unblocked<T>(window: Window, work: () => Promise<T>): Promise<T> {
+    return this.#prompts.unblocked(window, false, work);
+  }
+
+  /** A BiDi error as the backend's: a window or frame gone is NoSuchWindowError. */
+  #classify(e: unknown): Error {
+    if (e instanceof BidiError) {
+      if (e.error === 'no such frame') return new NoSuchWindowError(e.message);
+      if (e.error === 'unsupported operation' || /Unimplemented/.test(e.message)) return new UnsupportedPrimitiveError(e.message);
+      return new Error(`${e.error}: ${e.message}`);
+    }
+    return e as Error;
+  }
+
+  async #call<T>(method: string, params: Record<string, unknown>): Promise<T> {
+    try {
+      return await this.#channel.call<T>(method, params);
+    } catch (e) {
+      throw this.#classify(e);
+    }
+  }
+
+  onDisconnected(listener: () => void): void {
+    this.#hub.onGone(() => {
+      if (!this.#closed) listener();
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#channel.close();
+    // Every window of the user context goes with it.
+    await this.#hub.channel([]).send('browser.removeUserContext', { userContext: this.#userContext });
+  }
+
+  async openBidi(): Promise<BidiEndpoint> {
+    return new FirefoxBidiEndpoint(this.#hub.channel([this.#userContext]), this.#userContext);
+  }
+
+  async saveDownloadsTo(directory: string): Promise<void> {
+    await this.#downloads.saveTo(directory);
+  }
+
+  // ── Windows ──────────────────────────────────────────────────────────────────────────────
+
+  async #tree(root?: string, maxDepth?: number): Promise<TreeNode[]> {
+    const { contexts } = await this.#call<{ contexts: TreeNode[] }>('browsingContext.getTree', { ...(root && { root }), ...(maxDepth !== undefined && { maxDepth }) });
+    return contexts;
+  }
+
+  async windowHandles(): Promise<string[]> {
+    const handles = (await this.#tree(undefined, 0)).filter((c) => c.userContext === this.#userContext).map((c) => c.context);
+    for (const handle of handles) this.#window(handle);
+    return handles;
+  }
+
+  async newWindow(type: WindowType): Promise<string> {
+    const { context } = await this.#call<{ context: string }>('browsingContext.create', { type, userContext: this.#userContext, background: true });
+    this.#window(context);
+    return context;
+  }
+
+  async closeWindow(handle: string): Promise<void> {
+    this.#open(handle);
+    await this.#call('browsingContext.close', { context: handle, promptUnload: false });
+    this.#windows.delete(handle);
+  }
+
+  async activateWindow(handle: string): Promise<void> {
+    this.#open(handle);
+    await this.#call('browsingContext.activate', { context: handle });
+  }
+
+  async #clientWindow(handle: string): Promise<{ clientWindow: string; x: number; y: number; width: number; height: number; state: WindowState }> {
+    this.#open(handle);
+    const [node] = await this.#tree(handle, 0);
+    const { clientWindows } = await this.#call<{ clientWindows: { clientWindow: string; x: number; y: number; width: number; height: number; state: WindowState }[] }>('browser.getClientWindows', {});
+    const found = clientWindows.find((w) => w.clientWindow === node?.clientWindow);
+    if (!found) throw new NoSuchWindowError(`no window with handle ${handle}`);
+    return found;
+  }
+
+  async getWindowRect(handle: string): Promise<Rect> {
+    const { x, y, width, height } = await this.#clientWindow(handle);
+    return { x, y, width, height };
+  }
+
+  async setWindowRect(handle: string, rect: Partial<Rect>): Promise<void> {
+    const { clientWindow } = await this.#clientWindow(handle);
+    await this.#call('browser.setClientWindowState', { clientWindow, state: 'normal', ...rect });
+  }
+
+  async getWindowState(handle: string): Promise<WindowState> {
+    return (await this.#clientWindow(handle)).state;
+  }
+
+  async setWindowState(handle: string, state: WindowState): Promise<void> {
+    const { clientWindow } = await this.#clientWindow(handle);
+    await this.#call('browser.setClientWindowState', { clientWindow, state });
+  }
+
+  // ── Navigation ───────────────────────────────────────────────────────────────────────────
+
+  /** A navigation command with the page load timeout; a navigation the page refuses resolves. */
+  async #navigation(window: Window, timeoutMs: number, method: string, params: Record<string, unknown>, url?: string, started?: Promise<void>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new NavigationTimeoutError(`navigation did not finish within ${timeoutMs} ms`)), Math.min(timeoutMs, 2 ** 31 - 1));
+    });
+    try {
+      const call = this.#channel.call(method, params);
+      if (started) call.catch(() => {}); // answered at its start: a later failure is the page's
+      await this.#prompts.unblocked(window, true, () => Promise.race([call, deadline, ...(started ? [started] : [])]));
+      if (url !== undefined) window.failed = undefined;
+    } catch (e) {
+      if (!(e instanceof BidiError)) throw e;
+      // Back or Forward with no such entry: nothing to do (spec: no-op).
+      if (e.error === 'no such history entry') return;
+      // Refused by the page (beforeunload dismissed), or replaced by another navigation: the document stays.
+      if (/NS_BINDING_ABORTED|aborted|cancel+ed|beforeunload/i.test(e.message)) return;
+      if (url !== undefined && /NS_ERROR_|failed/i.test(e.message)) window.failed = url;
+      throw this.#classify(e);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async navigate(handle: string, url: string, strategy: PageLoadStrategy, timeoutMs: number): Promise<void> {
+    const window = this.#open(handle);
+    // Spec "none": answer once the navigation has begun; Firefox's own "none" waits for the response.
+    const started = strategy === 'none' ? window.loading.nextStart() : undefined;
+    await this.#navigation(window, timeoutMs, 'browsingContext.navigate', { context: handle, url, wait: WAIT[strategy] }, url, started);
+  }
+
+  async traverseHistory(handle: string, delta: -1 | 1, strategy: PageLoadStrategy, timeoutMs: number): Promise<void> {
+    const window = this.#open(handle);
+    // Firefox answers before the traversal's own events: the W3C command waits for them.
+    window.loading.expect(NEXT_TASK_BOUND_MS);
+    await this.#navigation(window, timeoutMs, 'browsingContext.traverseHistory', { context: handle, delta });
+    if (!(await window.loading.until(strategy, timeoutMs))) throw new NavigationTimeoutError(`navigation did not finish within ${timeoutMs} ms`);
+  }
+
+  async reload(handle: string, strategy: PageLoadStrategy, timeoutMs: number): Promise<void> {
+    await this.#navigation(this.#open(handle), timeoutMs, 'browsingContext.reload', { context: handle, wait: WAIT[strategy] });
+  }
+
+  async waitForPendingNavigation(handle: string, strategy: PageLoadStrategy, timeoutMs: number): Promise<void> {
+    const window = this.#windows.get(handle);
+    // The input closed its own window (a link to window.close()): nothing to wait for.
+    if (strategy === 'none' || !window || !this.#windows.has(handle)) return;
+    // A navigation the last input started reaches its events within the page's next task.
+    await afterNextTask((expression) => this.#evaluate(window, expression), NEXT_TASK_BOUND_MS).catch((e) => {
+      if (e instanceof UserPromptOpenedError) throw e;
+    });
+    const settled = await this.#prompts.unblocked(window, true, async () => (await window.loading.until(strategy, timeoutMs)) || 'timeout');
+    if (settled === 'timeout' && this.#windows.has(handle)) throw new NavigationTimeoutError(`navigation did not finish within ${timeoutMs} ms`);
+  }
+
+  async #evaluate(window: Window, expression: string): Promise<unknown> {
+    return this.#unblocked(window, async () => {
+      const reply = await this.#scripts.call(window.handle, `() => ${expression}`, []);
+      return jsonValue(reply.result);
+    });
+  }
+
+  async currentUrl(handle: string): Promise<string> {
+    const window = this.#open(handle);
+    const [node] = await this.#tree(handle, 0);
+    const url = node?.url ?? 'about:blank';
+    // After a failed navigation the document is the error page; its URL is the one asked for (as chromedriver).
+    return window.failed !== undefined && /^about:neterror/.test(url) ? window.failed : url;
+  }
+
+  // ── Script ───────────────────────────────────────────────────────────────────────────────
+
+  /** The browsing context a BrowsingContext names: its last frame, or the window. */
+  #target(context: BrowsingContext): { window: Window; target: string } {
+    const window = this.#open(context.window);
+    const target = context.frames.at(-1) ?? context.window;
+    if (target !== context.window && this.#hub.topLevel(target) !== context.window) throw new NoSuchWindowError('the browsing context (a frame) is no longer open');
+    return { window, target };
+  }
+
+  async callFunction(context: BrowsingContext, functionDeclaration: string, args: unknown[], options: CallOptions = {}): Promise<unknown> {
+    const { window, target } = this.#target(context);
+    const reply = await this.#unblocked(window, () => this.#scripts.call(target, functionDeclaration, args.map(localValue), options));
+    if (reply.type === 'exception') throw new ScriptError(exceptionText(reply));
+    return jsonValue(reply.result);
+  }
+
+  /** The node a function (bound to nothing, in `context`) returns: its BiDi shared id. */
+  async #node(context: BrowsingContext, functionDeclaration: string, args: unknown[]): Promise<{ target: string; sharedId: string; window: Window }> {
+    const { window, target } = this.#target(context);
+    const reply = await this.#unblocked(window, () => this.#scripts.call(target, functionDeclaration, args.map(localValue)));
+    if (reply.type === 'exception') throw new ScriptError(exceptionText(reply));
+    if (!reply.result?.sharedId) throw new ScriptError('not an element');
+    return { target, sharedId: reply.result.sharedId, window };
+  }
+
+  async setFileInputFiles(context: BrowsingContext, functionDeclaration: string, args: unknown[], files: string[]): Promise<void> {
+    const { target, sharedId, window } = await this.#node(context, functionDeclaration, args);
+    await this.#unblocked(window, () => this.#call('input.setFiles', { context: target, element: { sharedId }, files }));
+  }
+
+  async frameOpen(handle: string, frameId: string): Promise<boolean> {
+    this.#open(handle);
+    const found = (nodes: TreeNode[] | null | undefined): boolean => (nodes ?? []).some((n) => n.context === frameId || found(n.children));
+    // Below the window: a window's own handle names no frame.
+    return found((await this.#tree(handle))[0]?.children);
+  }
+
+  async contentFrameId(context: BrowsingContext, functionDeclaration: string, args: unknown[]): Promise<string | null> {
+    const { window, target } = this.#target(context);
+    const declaration = `async function (...args) { const element = await (${functionDeclaration}).apply(this, args); return element.contentWindow; }`;
+    const reply = await this.#unblocked(window, () => this.#scripts.call(target, declaration, args.map(localValue)));
+    if (reply.type === 'exception') throw new ScriptError(exceptionText(reply));
+    const value = reply.result?.value as { context?: string } | undefined;
+    return reply.result?.type === 'window' && value?.context ? value.context : null;
+  }
+
+  async resolveSharedId(sharedId: string, functionDeclaration: string, library: string): Promise<boolean> {
+    for (const target of await this.#allContexts()) {
+      const reply = await this.#scripts.call(target, functionDeclaration, [{ sharedId }, localValue(sharedId)], { library }).catch(() => undefined);
+      if (reply?.type === 'success') return true;
+    }
+    return false;
+  }
+
+  async sharedIdOf(reference: string, context: string | undefined, functionDeclaration: string, library: string): Promise<string | undefined> {
+    for (const target of context ? [context] : await this.#allContexts()) {
+      const reply = await this.#scripts.call(target, functionDeclaration, [localValue(reference)], { library }).catch(() => undefined);
+      if (reply?.type === 'success' && reply.result?.sharedId) return reply.result.sharedId;
+    }
+    return undefined;
+  }
+
+  /** Every browsing context of the session, windows and their frames. */
+  async #allContexts(): Promise<string[]> {
+    const ids: string[] = [];
+    const walk = (nodes: TreeNode[] | null | undefined) => {
+      for (const node of nodes ?? []) {
+        ids.push(node.context);
+        walk(node.children);
+      }
+    };
+    walk((await this.#tree()).filter((c) => c.userContext === this.#userContext));
+    return ids;
+  }
+
+  // ── Input (./input.ts) ───────────────────────────────────────────────────────────────────
+
+  async #perform(handle: string, actions: Record<string, unknown>[]): Promise<void> {
+    const window = this.#open(handle);
+    await this.#unblocked(window, () => this.#call('input.performActions', { context: handle, actions }));
+  }
+
+  async dispatchKeyInput(handle: string, event: KeyInputEvent): Promise<void> {
+    await this.#perform(handle, keyActions(event));
+  }
+
+  async dispatchPointerInput(handle: string, event: PointerInputEvent): Promise<void> {
+    if (event.pointerType === 'pen') throw new UnsupportedPrimitiveError(BIDI_GAPS.penInput);
+    await this.#perform(handle, pointerActions(event));
+  }
+
+  async dispatchTouchInput(handle: string, event: TouchInputEvent): Promise<void> {
+    await this.#perform(handle, touchActions(event, this.#open(handle).touching));
+  }
+
+  async dispatchWheelInput(handle: string, event: WheelInputEvent): Promise<void> {
+    await this.#perform(handle, wheelActions(event));
+    // The scroll reaches the page after the event: the call answers once it has.
+    await this.#evaluate(this.#open(handle), WHEEL_SETTLED);
+  }
+
+  // ── Capture, print, accessibility ────────────────────────────────────────────────────────
+
+  async screenshot(handle: string, clip?: Rect): Promise<string> {
+    const window = this.#open(handle);
+    const { data } = await this.#unblocked(window, () =>
+      this.#call<{ data: string }>('browsingContext.captureScreenshot', { context: handle, origin: 'viewport', ...(clip && { clip: { type: 'box', ...clip } }) }),
+    );
+    return data;
+  }
+
+  async printToPdf(handle: string, options: PrintOptions): Promise<string> {
+    const window = this.#open(handle);
+    try {
+      const { data } = await this.#unblocked(window, () =>
+        this.#channel.call<{ data: string }>('browsingContext.print', {
+          context: handle,
+          background: options.background,
+          margin: options.margin,
+          orientation: options.landscape ? 'landscape' : 'portrait',
+          page: { width: options.width, height: options.height },
+          pageRanges: options.pageRanges.map(({ first, last }) => (last === undefined ? `${first}-` : first === last ? first : `${first}-${last}`)),
+          scale: options.scale,
+          shrinkToFit: options.shrinkToFit,
+        }),
+      );
+      return data;
+    } catch (e) {
+      if (e instanceof BidiError && (e.error === 'invalid argument' || isPrintRefusal(e.message))) throw new InvalidParametersError(e.message);
+      throw this.#classify(e);
+    }
+  }
+
+  async accessibleNode(context: BrowsingContext, functionDeclaration: string, args: unknown[]): Promise<AccessibleNode> {
+    // The element is checked first (no such element, stale): only a good one meets the gap.
+    await this.#node(context, functionDeclaration, args);
+    throw new UnsupportedPrimitiveError(BIDI_GAPS.computedRole);
+  }
+
+  // ── Cookies (./cookies.ts) ───────────────────────────────────────────────────────────────
+
+  async getCookies(handle: string): Promise<CookieData[]> {
+    this.#open(handle);
+    return this.#cookies.get(handle).catch((e) => Promise.reject(this.#classify(e)));
+  }
+
+  async setCookie(handle: string, cookie: Parameters<DrivenBrowser['setCookie']>[1]): Promise<boolean> {
+    this.#open(handle);
+    return this.#cookies.set(handle, cookie);
+  }
+
+  async deleteCookies(handle: string, name?: string): Promise<void> {
+    this.#open(handle);
+    await this.#cookies.delete(handle, name).catch((e) => Promise.reject(this.#classify(e)));
+  }
+
+  // ── User prompts ─────────────────────────────────────────────────────────────────────────
+
+  async userPrompt(handle: string): Promise<UserPrompt | null> {
+    return this.#prompts.current(this.#open(handle));
+  }
+
+  async handleUserPrompt(handle: string, accept: boolean, promptText?: string): Promise<boolean> {
+    return this.#prompts.handle(this.#open(handle), accept, promptText);
+  }
+
+  onUserPromptOpened(listener: (handle: string, prompt: UserPrompt) => Promise<void> | void): void {
+    this.#prompts.onOpened(listener);
+  }
+}

@@ -1,0 +1,293 @@
+// Firefox allows one WebDriver BiDi session per process, and a session whose socket drops without
+// session.end stays open and refuses every new one. The hub owns that one session for the whole
+// life of the process and multiplexes it: each gateway session gets channels (its classic
+// commands' own, and its client's BiDi socket) scoped to its user contexts. Command ids are
+// remapped into one space, and events go only to the channel whose subscription covers them, for
+// its own contexts (./scope.ts decides what a client may touch).
+import WebSocket from 'ws';
+
+export type BidiMessage = Record<string, unknown>;
+
+/** A BiDi error answer, as an exception of the gateway's own calls. */
+export class BidiError extends Error {
+  constructor(
+    readonly error: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What a channel's events are: the session's user contexts, and the events it follows. */
+interface Subscription {
+  id: string;
+  events: string[];
+  /** Top-level contexts the subscription was for; undefined: every context of the channel's user contexts. */
+  contexts?: string[];
+}
+
+type Pending = { channel: Channel; reply: (message: BidiMessage) => void };
+
+export class Channel {
+  /** The user contexts this channel may see and touch. */
+  readonly userContexts: Set<string>;
+  readonly subscriptions = new Map<string, Subscription>();
+  #listener: (message: BidiMessage) => void = () => {};
+  closed = false;
+
+  constructor(
+    readonly hub: BidiHub,
+    userContexts: Iterable<string>,
+  ) {
+    this.userContexts = new Set(userContexts);
+  }
+
+  /** Send a command; its answer (success or error) as the engine gives it. */
+  send(method: string, params: Record<string, unknown>): Promise<BidiMessage> {
+    return this.hub.send(this, method, params);
+  }
+
+  /** Send a command; its result, or a BidiError. */
+  async call<T = BidiMessage>(method: string, params: Record<string, unknown>): Promise<T> {
+    const answer = await this.send(method, params);
+    if (answer.type === 'error') throw new BidiError(String(answer.error), String(answer.message ?? answer.error));
+    return answer.result as T;
+  }
+
+  /** Events this channel subscribed to, for its own contexts. */
+  onEvent(listener: (message: BidiMessage) => void): void {
+    this.#listener = listener;
+  }
+
+  deliver(message: BidiMessage): void {
+    if (!this.closed) this.#listener(message);
+  }
+
+  /** Subscribe upstream to `events` for this channel (its user contexts, or `contexts`). */
+  async subscribe(events: string[], contexts?: string[]): Promise<string> {
+    const params = contexts ? { events, contexts } : { events, userContexts: [...this.userContexts] };
+    const { subscription } = await this.call<{ subscription: string }>('session.subscribe', params);
+    this.subscriptions.set(subscription, { id: subscription, events, ...(contexts && { contexts: contexts.map((c) => this.hub.topLevel(c)) }) });
+    return subscription;
+  }
+
+  /** Whether an event (by name, in a top-level context of this channel) is one it subscribed to. */
+  wants(method: string, top: string | undefined): boolean {
+    for (const subscription of this.subscriptions.values()) {
+      if (!subscription.events.some((name) => name === method || method.startsWith(`${name}.`))) continue;
+      if (!subscription.contexts || (top !== undefined && subscription.contexts.includes(top))) return true;
+    }
+    return false;
+  }
+
+  /** Undo what this channel left in the shared session: its subscriptions. Never throws. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    const subscriptions = [...this.subscriptions.keys()];
+    this.subscriptions.clear();
+    if (subscriptions.length) await this.send('session.unsubscribe', { subscriptions }).catch(() => {});
+    this.closed = true;
+    this.hub.forget(this);
+  }
+}
+
+/** A browsing context the hub knows of: its user context and parent. */
+interface ContextInfo {
+  userContext: string;
+  parent: string | null;
+  clientWindow?: string;
+}
+
+export class BidiHub {
+  readonly #socket: WebSocket;
+  readonly #pending = new Map<number, Pending>();
+  readonly #channels = new Set<Channel>();
+  readonly #contexts = new Map<string, ContextInfo>();
+  /** Realm id → the browsing context it belongs to (events naming only a realm). */
+  readonly #realms = new Map<string, string>();
+  /** Browsing context → the realm of its current document's main world (window, no sandbox). */
+  readonly #windowRealms = new Map<string, string>();
+  #nextId = 0;
+  #closed = false;
+  readonly #gone: (() => void)[] = [];
+  /** The session's capabilities, as Firefox answered session.new. */
+  capabilities: BidiMessage = {};
+
+  private constructor(socket: WebSocket) {
+    this.#socket = socket;
+    socket.on('message', (data) => this.#receive(String(data)));
+    socket.on('close', () => this.#lost());
+    socket.on('error', () => this.#lost());
+  }
+
+  /** Connect to Firefox's BiDi server and begin the process's one session. */
+  static async open(url: string, acceptInsecureCerts: boolean): Promise<BidiHub> {
+    const socket = new WebSocket(`${url}/session`, { perMessageDeflate: false, maxPayload: 1024 ** 3 });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', resolve);
+      socket.once('error', reject);
+    });
+    const hub = new BidiHub(socket);
+    const root = new Channel(hub, []);
+    hub.#channels.add(root);
+    const { capabilities } = await root.call<{ capabilities: BidiMessage }>('session.new', {
+      // Prompts stay open for the gateway (its prompt guard and the session's handler decide).
+      capabilities: { alwaysMatch: { acceptInsecureCerts, unhandledPromptBehavior: { default: 'ignore' } } },
+    });
+    hub.capabilities = capabilities;
+    // The hub's own view of which context belongs to whom: every context, every realm.
+    await root.call('session.subscribe', { events: ['browsingContext.contextCreated', 'browsingContext.contextDestroyed', 'script.realmCreated', 'script.realmDestroyed'] });
+    const { contexts } = await root.call<{ contexts: TreeNode[] }>('browsingContext.getTree', {});
+    hub.#learnTree(contexts, null);
+    hub.#channels.delete(root);
+    return hub;
+  }
+
+  get connected(): boolean {
+    return !this.#closed;
+  }
+
+  onGone(listener: () => void): void {
+    this.#gone.push(listener);
+  }
+
+  channel(userContexts: Iterable<string>): Channel {
+    const channel = new Channel(this, userContexts);
+    this.#channels.add(channel);
+    return channel;
+  }
+
+  forget(channel: Channel): void {
+    this.#channels.delete(channel);
+  }
+
+  send(channel: Channel, method: string, params: Record<string, unknown>): Promise<BidiMessage> {
+    if (this.#closed) return Promise.resolve({ type: 'error', error: 'unknown error', message: 'the browser is gone' });
+    const id = ++this.#nextId;
+    return new Promise((reply) => {
+      this.#pending.set(id, { channel, reply });
+      this.#socket.send(JSON.stringify({ id, method, params }));
+    });
+  }
+
+  /** The user context of a browsing context (a frame's is its top-level context's). */
+  userContextOf(context: string): string | undefined {
+    return this.#contexts.get(context)?.userContext;
+  }
+
+  /** The top-level browsing context of a context (itself when top-level). */
+  topLevel(context: string): string {
+    let id = context;
+    for (let info = this.#contexts.get(id); info?.parent; info = this.#contexts.get(id)) id = info.parent;
+    return id;
+  }
+
+  /** The client window (OS window) a top-level context is shown in, if known. */
+  clientWindowOf(context: string): string | undefined {
+    return this.#contexts.get(context)?.clientWindow;
+  }
+
+  /** The realm of the context's current document (its main world), if Firefox has said. */
+  windowRealm(context: string): string | undefined {
+    return this.#windowRealms.get(context);
+  }
+
+  /** The browsing context of a realm, if known. */
+  contextOfRealm(realm: string): string | undefined {
+    return this.#realms.get(realm);
+  }
+
+  /** Top-level contexts in a user context. */
+  topLevelContexts(userContext: string): string[] {
+    return [...this.#contexts].filter(([, info]) => info.parent === null && info.userContext === userContext).map(([id]) => id);
+  }
+
+  /** End the session and the socket (the process is about to end). Never throws. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    const root = this.channel([]);
+    await Promise.race([root.send('session.end', {}), new Promise((r) => setTimeout(r, 1000).unref())]);
+    this.#closed = true;
+    this.#socket.terminate();
+  }
+
+  #receive(text: string): void {
+    let message: BidiMessage;
+    try {
+      message = JSON.parse(text) as BidiMessage;
+    } catch {
+      return;
+    }
+    if (message.type === 'event') return this.#event(message);
+    const pending = typeof message.id === 'number' ? this.#pending.get(message.id) : undefined;
+    if (!pending) return;
+    this.#pending.delete(message.id as number);
+    pending.reply(message);
+  }
+
+  #event(message: BidiMessage): void {
+    const method = String(message.method);
+    const params = (message.params ?? {}) as Record<string, unknown>;
+    if (method === 'browsingContext.contextCreated') this.#learnTree([params as unknown as TreeNode], (params.parent as string | null) ?? null);
+    if (method === 'script.realmCreated' && typeof params.context === 'string') {
+      this.#realms.set(String(params.realm), params.context);
+      if (params.type === 'window' && params.sandbox === undefined) this.#windowRealms.set(params.context, String(params.realm));
+    }
+    const context = eventContext(params, this.#realms);
+    const userContext = context === undefined ? undefined : (this.#contexts.get(context)?.userContext ?? (params.userContext as string | undefined));
+    const top = context === undefined ? undefined : this.topLevel(context);
+    if (userContext !== undefined) {
+      for (const channel of this.#channels) {
+        if (channel.userContexts.has(userContext) && channel.wants(method, top)) channel.deliver(message);
+      }
+    }
+    // Forgotten after delivery: a destroyed context's event still names its user context.
+    if (method === 'browsingContext.contextDestroyed') this.#forgetTree(params as unknown as TreeNode);
+    if (method === 'script.realmDestroyed') {
+      const of = this.#realms.get(String(params.realm));
+      if (of !== undefined && this.#windowRealms.get(of) === params.realm) this.#windowRealms.delete(of);
+      this.#realms.delete(String(params.realm));
+    }
+  }
+
+  #learnTree(nodes: TreeNode[], parent: string | null): void {
+    for (const node of nodes) {
+      const userContext = node.userContext ?? (parent ? this.#contexts.get(parent)?.userContext : undefined) ?? 'default';
+      this.#contexts.set(node.context, { userContext, parent: node.parent ?? parent, ...(node.clientWindow && { clientWindow: node.clientWindow }) });
+      if (node.children) this.#learnTree(node.children, node.context);
+    }
+  }
+
+  #forgetTree(node: TreeNode): void {
+    for (const [id, info] of this.#contexts) if (info.parent === node.context) this.#forgetTree({ context: id });
+    this.#contexts.delete(node.context);
+    this.#windowRealms.delete(node.context);
+  }
+
+  #lost(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const [, pending] of this.#pending) pending.reply({ type: 'error', error: 'unknown error', message: 'the browser is gone' });
+    this.#pending.clear();
+    for (const listener of this.#gone) listener();
+  }
+}
+
+/** browsingContext.getTree's and contextCreated's shape. */
+export interface TreeNode {
+  context: string;
+  userContext?: string;
+  parent?: string | null;
+  url?: string;
+  children?: TreeNode[] | null;
+  clientWindow?: string;
+}
+
+/** The browsing context an event is about: its `context`, its source's, or its realm's. */
+function eventContext(params: Record<string, unknown>, realms: Map<string, string>): string | undefined {
+  if (typeof params.context === 'string') return params.context;
+  const source = params.source as Record<string, unknown> | undefined;
+  if (typeof source?.context === 'string') return source.context;
+  const realm = typeof source?.realm === 'string' ? source.realm : typeof params.realm === 'string' ? params.realm : undefined;
+  return realm === undefined ? undefined : realms.get(realm);
+}

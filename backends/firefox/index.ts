@@ -1,0 +1,70 @@
+// Firefox as the native backend starts it: firefox-esr with its own WebDriver BiDi server, no
+// geckodriver, every classic command over the process's one BiDi session, and a client's BiDi
+// socket multiplexed on the same session (./hub.ts). Reached with browserName "firefox" and
+// wdgate:options.backend "native", or by route (Firefox sessions that ask for webSocketUrl).
+import { InvalidCapabilityError, type BackendEnvironment, type BrowserProcess, type LaunchSpec, type MatchResult } from '../backend.ts';
+import { allowedBinary, stringArray, vendorObject } from '../shared.ts';
+import { firefoxPrefs, refusedFirefoxArg } from './options.ts';
+import { FirefoxProcess } from './process.ts';
+
+export interface FirefoxOptions {
+  binary: string;
+  allowedBinaries: string[];
+}
+
+interface FirefoxLaunchSpec extends LaunchSpec {
+  binary: string;
+  args: string[];
+  prefs: Record<string, string | number | boolean>;
+  headless: boolean;
+}
+
+export function matchFirefox(caps: Record<string, unknown>, env: BackendEnvironment, options: FirefoxOptions, versions: Map<string, string>): MatchResult<LaunchSpec> {
+  const wdgate = vendorObject(caps, 'wdgate:options');
+  const moz = vendorObject(caps, 'moz:firefoxOptions');
+  const binary = allowedBinary(moz.binary ?? wdgate.binary, options);
+  const version = versions.get(binary);
+  if (!version) return { ok: false, reason: `browser binary ${binary} is not installed` };
+  const userArgs = [...stringArray(moz.args, 'moz:firefoxOptions.args'), ...stringArray(wdgate.args, 'wdgate:options.args')];
+  for (const arg of userArgs) {
+    const refused = refusedFirefoxArg(arg);
+    if (refused) throw new InvalidCapabilityError(refused);
+  }
+  const prefs = firefoxPrefs(moz.prefs);
+  const headlessArg = /^--?headless(=|$)/;
+  const headless = env.headless || userArgs.some((a) => headlessArg.test(a));
+  if (!headless && !env.hasDisplay) return { ok: false, reason: 'no display is available for a headful browser: start wdgate with --headless' };
+  const args = [...new Set(userArgs.filter((a) => !headlessArg.test(a)))].sort();
+  const acceptInsecureCerts = caps.acceptInsecureCerts === true;
+  const spec: FirefoxLaunchSpec = {
+    backend: 'native',
+    key: JSON.stringify({ backend: 'native', engine: 'firefox', binary, args, prefs, headless, acceptInsecureCerts }),
+    browserName: 'firefox',
+    endpoint: { browserNames: ['firefox'], browserVersion: version, platformName: 'linux', acceptInsecureCerts: true, setWindowRect: true },
+    // The hub shows each session only its own user context: BiDi sessions share the process.
+    bidiScoped: true,
+    binary,
+    args,
+    prefs,
+    headless,
+    acceptInsecureCerts,
+    vendorCapabilities: {
+      'moz:firefoxOptions': { binary, args: userArgs, prefs },
+      'wdgate:options': { backend: 'native', engine: 'firefox', binary, args: userArgs, headless },
+    },
+  };
+  return { ok: true, value: spec };
+}
+
+export function launchFirefox(launchSpec: LaunchSpec, env: BackendEnvironment): Promise<BrowserProcess> {
+  const spec = launchSpec as FirefoxLaunchSpec;
+  return FirefoxProcess.launch({
+    binary: spec.binary,
+    args: spec.args,
+    prefs: spec.prefs,
+    headless: spec.headless,
+    acceptInsecureCerts: spec.acceptInsecureCerts,
+    tempDir: env.tempDir,
+    timeZone: env.defaultTimeZone,
+  });
+}

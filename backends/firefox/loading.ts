@@ -1,0 +1,84 @@
+// Where each window's document is in its loading, from Firefox's BiDi navigation events: a
+// navigation that started (a click on a link, a form's submit) and how far it got. The W3C
+// command waits for the document a navigation brings, to the page load strategy's state. A
+// navigation that asks the page's beforeunload first starts only once its prompt is accepted:
+// from the prompt on, it counts as on its way.
+import type { PageLoadStrategy } from '../backend.ts';
+
+type Reached = 'started' | 'interactive' | 'complete';
+const ORDER: Record<Reached, number> = { started: 0, interactive: 1, complete: 2 };
+/** Accepted, a held navigation starts next; past this, none will. */
+const UNLOAD_ACCEPTED_MS = 5_000;
+
+export class Loading {
+  /** The main frame's latest navigation and how far it got; undefined: none on its way. */
+  #current: Reached | 'unloading' | undefined;
+  readonly #waiters = new Set<() => void>();
+  readonly #starts = new Set<() => void>();
+
+  started(): void {
+    this.#set('started');
+    for (const start of this.#starts) start();
+    this.#starts.clear();
+  }
+
+  /** Resolves when the next navigation starts (the page load strategy "none" answers then). */
+  nextStart(): Promise<void> {
+    return new Promise((resolve) => this.#starts.add(resolve));
+  }
+
+  domContentLoaded(): void {
+    if (this.#current !== undefined && this.#current !== 'unloading') this.#set('interactive');
+  }
+
+  /** Loaded, failed, aborted, turned into a download, or a same-document navigation: settled. */
+  settled(): void {
+    this.#set(undefined);
+  }
+
+  /**
+   * A traversal was asked for: a navigation is on its way until its events say where it went
+   * (a document loads, or the traversal stays within the document). One that brings no event at
+   * all (no such entry, the page refused) is over after `boundMs`.
+   */
+  expect(boundMs: number): void {
+    if (this.#current === undefined) this.#set('started');
+    const timer = setTimeout(() => this.#current === 'started' && this.#set(undefined), boundMs);
+    timer.unref();
+  }
+
+  /** A beforeunload prompt opened: call the answer with whether it was accepted. */
+  unloading(): (accepted: boolean) => void {
+    this.#set('unloading');
+    return (accepted) => {
+      if (!accepted) return this.#current === 'unloading' && this.#set(undefined);
+      setTimeout(() => this.#current === 'unloading' && this.#set(undefined), UNLOAD_ACCEPTED_MS).unref();
+    };
+  }
+
+  /** Resolves once no navigation is on its way short of the strategy's state; false past the deadline. */
+  until(strategy: PageLoadStrategy, timeoutMs: number): Promise<boolean> {
+    const done = () => {
+      const current = this.#current;
+      if (current === undefined || strategy === 'none') return true;
+      if (current === 'unloading') return false;
+      return ORDER[current] >= (strategy === 'eager' ? ORDER.interactive : ORDER.complete);
+    };
+    if (done()) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const finish = (value: boolean) => {
+        clearTimeout(timer);
+        this.#waiters.delete(waiter);
+        resolve(value);
+      };
+      const waiter = () => done() && finish(true);
+      const timer = setTimeout(() => finish(false), Math.min(timeoutMs, 2 ** 31 - 1));
+      this.#waiters.add(waiter);
+    });
+  }
+
+  #set(reached: Reached | 'unloading' | undefined): void {
+    this.#current = reached === 'complete' ? undefined : reached;
+    for (const waiter of [...this.#waiters]) waiter();
+  }
+}

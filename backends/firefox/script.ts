@@ -1,0 +1,110 @@
+// Calls into a Firefox page over WebDriver BiDi (script.callFunction): in the realm of the
+// target's current document, with the gateway's page code (its "library") installed once per
+// realm and bound as `this`.
+import { NoSuchWindowError, type CallOptions } from '../backend.ts';
+import { BidiError, type BidiHub, type Channel } from './hub.ts';
+import type { RemoteValue } from './values.ts';
+
+export interface ScriptResult {
+  type: 'success' | 'exception';
+  result?: RemoteValue;
+  exceptionDetails?: { text?: string; exception?: RemoteValue };
+}
+
+export class FirefoxScripts {
+  /** The library installed per realm (a document's main world), by its handle; gone with the realm. */
+  readonly #libraries = new Map<string, Map<string, Promise<string>>>();
+
+  constructor(
+    readonly hub: BidiHub,
+    readonly channel: Channel,
+    readonly classify: (e: unknown) => Error,
+  ) {}
+
+  /** The realm went away: so did what was installed in it. */
+  forget(realm: string): void {
+    this.#libraries.delete(realm);
+  }
+
+  async #call<T>(method: string, params: Record<string, unknown>): Promise<T> {
+    try {
+      return await this.channel.call<T>(method, params);
+    } catch (e) {
+      throw this.classify(e);
+    }
+  }
+
+  /**
+   * The realm of the target's current document. Calls name a realm, not the browsing context:
+   * Firefox runs a command again in the context's next document when the one it ran in goes
+   * away mid-call, and a page script cut short by a prompt must never run twice.
+   */
+  async #realm(target: string): Promise<string> {
+    const known = this.hub.windowRealm(target);
+    if (known) return known;
+    const { realms } = await this.#call<{ realms: { realm: string }[] }>('script.getRealms', { context: target, type: 'window' });
+    if (!realms[0]) throw new NoSuchWindowError('the browsing context has no document');
+    return realms[0].realm;
+  }
+
+  /** The library compiled once per document (realm): its BiDi handle. */
+  #library(realm: string, library: string): Promise<string> {
+    let installed = this.#libraries.get(realm);
+    if (!installed) {
+      installed = new Map();
+      this.#libraries.set(realm, installed);
+    }
+    let handle = installed.get(library);
+    if (!handle) {
+      handle = this.#call<ScriptResult>('script.callFunction', {
+        functionDeclaration: `function () { return (${library}); }`,
+        target: { realm },
+        awaitPromise: false,
+        resultOwnership: 'root',
+      }).then((reply) => {
+        if (reply.type !== 'success' || !reply.result?.handle) throw new Error('the page code could not be installed');
+        return reply.result.handle;
+      });
+      const current = installed;
+      handle.catch(() => current.delete(library));
+      installed.set(library, handle);
+    }
+    return handle;
+  }
+
+  /** script.callFunction of `functionDeclaration` in the target's document, `this` the library when given. */
+  async call(target: string, functionDeclaration: string, args: Record<string, unknown>[], options: CallOptions = {}): Promise<ScriptResult> {
+    for (let attempt = 0; ; attempt++) {
+      const realm = await this.#realm(target);
+      try {
+        const self = options.library ? { handle: await this.#library(realm, options.library) } : undefined;
+        return await this.channel.call<ScriptResult>('script.callFunction', {
+          functionDeclaration,
+          arguments: args,
+          ...(self && { this: self }),
+          target: { realm },
+          awaitPromise: true,
+          resultOwnership: 'none',
+          ...(options.userActivation && { userActivation: true }),
+        });
+      } catch (e) {
+        // The library's handle was gone before the call (it never ran): installed again, once.
+        if (attempt === 0 && e instanceof BidiError && e.error === 'no such handle') {
+          this.#libraries.delete(realm);
+          continue;
+        }
+        // The document went away, before or during the call (Firefox cannot say which): the
+        // W3C layer tries again only what may run twice.
+        if (e instanceof BidiError && /^Realm with id .* not found/.test(e.message) && this.hub.userContextOf(target) !== undefined) {
+          throw new Error(`Execution context was destroyed: ${e.message}`);
+        }
+        throw this.classify(e);
+      }
+    }
+  }
+}
+
+/** A page exception's message: the exception's own when it is an Error. */
+export function exceptionText(reply: ScriptResult): string {
+  return String(reply.exceptionDetails?.text ?? 'the script threw').split('\n')[0]!;
+}
