@@ -1,6 +1,7 @@
 // A tiny WebDriver BiDi client over a real WebSocket (the `ws` package): commands by id, events
 // kept in arrival order, waits on events (never on time).
 import WebSocket from 'ws';
+import { eventually } from './pages.ts';
 
 export interface BidiMessage {
   type: 'success' | 'error' | 'event';
@@ -116,4 +117,14 @@ export class BidiSocket {
   terminate(): void {
     this.#ws.terminate();
   }
+}
+
+/** The socket of a session, once the gateway has let its last connection go. */
+export async function eventuallyOpen(url: string): Promise<BidiSocket> {
+  let socket: BidiSocket | undefined;
+  await eventually(async () => {
+    socket = await BidiSocket.open(url).catch(() => undefined);
+    return socket !== undefined;
+  }, 'the session took no new connection');
+  return socket!;
 }

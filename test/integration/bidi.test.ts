@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import { Builder } from 'selenium-webdriver';
 import chrome from 'selenium-webdriver/chrome.js';
 import WebSocket from 'ws';
-import { BidiSocket } from '../helpers/bidi.ts';
+import { BidiSocket, eventuallyOpen } from '../helpers/bidi.ts';
 import type { Session } from '../helpers/client.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { eventually, leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';
@@ -431,16 +431,6 @@ describe('limits of one socket', () => {
     }
   });
 });
-
-/** The gateway learns that a socket closed a moment after the client does: connect once it has. */
-async function eventuallyOpen(url: string): Promise<BidiSocket> {
-  let socket: BidiSocket | undefined;
-  await eventually(async () => {
-    socket = await BidiSocket.open(url).catch(() => undefined);
-    return socket !== undefined;
-  }, 'the session took no new connection');
-  return socket!;
-}
 
 function pick(m: { type: string; id?: number | null; error?: string }): Record<string, unknown> {
   return m.id === null ? { type: m.type, id: null, error: m.error } : { type: m.type, error: m.error };

@@ -1,0 +1,195 @@
+// WebDriver BiDi on Firefox through the gateway: the native backend owns each Firefox process's
+// one BiDi session and multiplexes it. Sessions share the process, each sees only its own user
+// context; a client that drops leaks nothing, and the process serves the next session; the
+// classic commands of a session go over the same BiDi session as its client's.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import puppeteer from 'puppeteer-core';
+import { BidiSocket, eventuallyOpen } from '../helpers/bidi.ts';
+import type { Session } from '../helpers/client.ts';
+import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { eventually, leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';
+
+let gw: TestGateway;
+let pages: PageServer;
+
+before(async () => {
+  [gw, pages] = await Promise.all([startGateway(), startPageServer()]);
+});
+
+after(async () => {
+  const pid = gw?.process.pid;
+  await gw?.stop();
+  await pages?.close();
+  if (pid) assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
+});
+
+/** A Firefox session that asked for webSocketUrl (the default route sends it to the native backend), and its socket. */
+async function firefoxSession(): Promise<{ s: Session; socket: BidiSocket }> {
+  const s = await gw.client.newSession({ browserName: 'firefox', webSocketUrl: true });
+  return { s, socket: await BidiSocket.open(s.capabilities.webSocketUrl) };
+}
+
+/** The Firefox keys of the pool: their browsers and contexts in use. */
+async function firefoxPool(): Promise<{ browsers: number; inUse: number }[]> {
+  const { pool } = await gw.client.ok('GET', '/status');
+  return pool.filter((k: { key: { engine?: string } }) => k.key.engine === 'firefox');
+}
+
+const pick = (m: { type: string; error?: string }) => ({ type: m.type, ...(m.error && { error: m.error }) });
+
+describe('Firefox BiDi sessions, multiplexed', () => {
+  test('routed to the native backend; a window handle is its BiDi context; classic and BiDi commands on one session', async () => {
+    const { s, socket } = await firefoxSession();
+    try {
+      assert.equal(s.capabilities.browserName, 'firefox');
+      assert.equal(s.capabilities['wdgate:options'].backend, 'native');
+      const handle = await s.get('/window');
+      const { contexts } = await socket.call('browsingContext.getTree');
+      assert.deepEqual(
+        contexts.map((c: { context: string }) => c.context),
+        [handle],
+      );
+      await s.post('/url', { url: pages.page('<p id="p">classic</p>', 'classic page') });
+      const title = await socket.call('script.evaluate', { expression: 'document.title', target: { context: handle }, awaitPromise: false });
+      assert.deepEqual(title.result, { type: 'string', value: 'classic page' });
+      await socket.call('browsingContext.navigate', { context: handle, url: pages.page('<button id="b" onclick="this.textContent = `clicked`">press</button>', 'bidi page'), wait: 'complete' });
+      assert.equal(await s.get('/title'), 'bidi page');
+      // A node found over BiDi is an element for classic commands.
+      const { nodes } = await socket.call('browsingContext.locateNodes', { context: handle, locator: { type: 'css', value: '#b' } });
+      const element = { 'element-6066-11e4-a52e-4f735466cecf': nodes[0].sharedId };
+      await s.post(`/element/${nodes[0].sharedId}/click`, {});
+      assert.equal(await s.execute('return arguments[0].textContent', [element]), 'clicked');
+    } finally {
+      socket.close();
+      await s.end();
+    }
+  });
+
+  test('two sessions share one Firefox; each sees only its own windows, user context and events', async () => {
+    const a = await firefoxSession();
+    const b = await firefoxSession();
+    try {
+      assert.deepEqual(
+        (await firefoxPool()).map((k) => [k.browsers, k.inUse]),
+        [[1, 2]],
+      );
+      const [windowA, windowB] = [await a.s.get('/window'), await b.s.get('/window')];
+      const [treeA, treeB] = await Promise.all([a.socket.call('browsingContext.getTree'), b.socket.call('browsingContext.getTree')]);
+      assert.deepEqual(
+        treeA.contexts.map((c: { context: string }) => c.context),
+        [windowA],
+      );
+      assert.deepEqual(
+        treeB.contexts.map((c: { context: string }) => c.context),
+        [windowB],
+      );
+      const { userContexts } = await a.socket.call('browser.getUserContexts');
+      assert.deepEqual(
+        userContexts.map((u: { userContext: string }) => u.userContext),
+        [treeA.contexts[0].userContext],
+      );
+      await Promise.all([a.socket.call('session.subscribe', { events: ['log.entryAdded', 'browsingContext.contextCreated'] }), b.socket.call('session.subscribe', { events: ['log.entryAdded'] })]);
+      await b.socket.call('script.evaluate', { expression: 'console.log("from b")', target: { context: windowB }, awaitPromise: false });
+      await b.socket.event('log.entryAdded', (p) => p.text === 'from b');
+      await a.socket.call('script.evaluate', { expression: 'console.log("from a")', target: { context: windowA }, awaitPromise: false });
+      await a.socket.event('log.entryAdded', (p) => p.text === 'from a');
+      // A window b opens is b's: a hears nothing of it.
+      const opened = await b.socket.call('browsingContext.create', { type: 'tab' });
+      assert.ok((await b.s.get('/window/handles')).includes(opened.context));
+      await a.socket.call('script.evaluate', { expression: 'console.log("a again")', target: { context: windowA }, awaitPromise: false });
+      await a.socket.event('log.entryAdded', (p) => p.text === 'a again');
+      assert.deepEqual(
+        a.socket.events.map((e) => e.method),
+        ['log.entryAdded', 'log.entryAdded'],
+      );
+      assert.deepEqual(
+        b.socket.events.map((e) => e.params.text),
+        ['from b'],
+      );
+      // Another session's windows and user context cannot be touched.
+      for (const [method, params] of [
+        ['script.evaluate', { expression: '1', target: { context: windowB }, awaitPromise: false }],
+        ['browsingContext.close', { context: windowB }],
+        ['browsingContext.navigate', { context: opened.context, url: 'about:blank' }],
+      ] as const) {
+        assert.deepEqual(pick(await a.socket.command(method, params)), { type: 'error', error: 'no such frame' }, method);
+      }
+      assert.deepEqual(pick(await a.socket.command('browser.removeUserContext', { userContext: treeB.contexts[0].userContext })), { type: 'error', error: 'no such user context' });
+      assert.deepEqual(pick(await a.socket.command('browsingContext.create', { type: 'tab', userContext: treeB.contexts[0].userContext })), { type: 'error', error: 'no such user context' });
+      // A preload script without a scope is the session's own: b's pages do not run it.
+      await a.socket.call('script.addPreloadScript', { functionDeclaration: '() => { window.preloaded = true; }' });
+      const url = pages.page('<p>preload</p>', 'preload');
+      await Promise.all([a.s.post('/url', { url }), b.s.post('/url', { url })]);
+      assert.equal(await a.s.execute('return window.preloaded === true'), true);
+      assert.equal(await b.s.execute('return window.preloaded === true'), false);
+      assert.equal(await b.s.get('/title'), 'preload');
+    } finally {
+      a.socket.close();
+      b.socket.close();
+      await a.s.end();
+      await b.s.end();
+    }
+  });
+
+  test('a session outlives a dropped connection: its subscriptions are the session\'s (as the spec has them), the next connection gets their events', async () => {
+    const { s, socket } = await firefoxSession();
+    try {
+      const handle = await s.get('/window');
+      await socket.call('session.subscribe', { events: ['log.entryAdded'] });
+      socket.terminate(); // no session.end
+      await socket.closed;
+      const next = await eventuallyOpen(s.capabilities.webSocketUrl);
+      await next.call('script.evaluate', { expression: 'console.log("still subscribed")', target: { context: handle }, awaitPromise: false });
+      await next.event('log.entryAdded', (p) => p.text === 'still subscribed');
+      assert.equal(typeof (await s.get('/url')), 'string');
+      next.close();
+    } finally {
+      await s.end();
+    }
+  });
+
+  test('a direct session dropped without session.end leaves nothing in the Firefox it used; the same Firefox serves the next one', async () => {
+    const url = pages.page('<p>direct</p>', 'direct');
+    // The first client subscribes, adds a preload script and a network intercept (both unscoped), then dies.
+    const first = await BidiSocket.open(`ws://127.0.0.1:${gw.port}/session`);
+    const { sessionId, capabilities } = await first.call('session.new', { capabilities: { alwaysMatch: { browserName: 'firefox' } } });
+    assert.equal(capabilities.browserName, 'firefox');
+    await first.call('session.subscribe', { events: ['network.beforeRequestSent', 'log.entryAdded'] });
+    await first.call('script.addPreloadScript', { functionDeclaration: '() => { window.leftover = true; }' });
+    await first.call('network.addIntercept', { phases: ['beforeRequestSent'] });
+    first.terminate();
+    await eventually(async () => (await gw.client.raw('GET', `/session/${sessionId}/title`)).status === 404, 'the session outlived its connection');
+    await eventually(async () => (await firefoxPool()).every((k) => k.inUse === 0), 'the context was not given back');
+    // The next one, on the same Firefox: its requests are not held, its pages run no leftover script.
+    const second = await BidiSocket.open(`ws://127.0.0.1:${gw.port}/session`);
+    try {
+      const created = await second.call('session.new', { capabilities: { alwaysMatch: { browserName: 'firefox' } } });
+      const { contexts } = await second.call('browsingContext.getTree');
+      assert.equal(contexts.length, 1);
+      await second.call('browsingContext.navigate', { context: contexts[0].context, url, wait: 'complete' });
+      const leftover = await second.call('script.evaluate', { expression: 'window.leftover === true', target: { context: contexts[0].context }, awaitPromise: false });
+      assert.deepEqual(leftover.result, { type: 'boolean', value: false });
+      assert.equal(await gw.client.ok('GET', `/session/${created.sessionId}/title`), 'direct');
+      assert.deepEqual(
+        (await firefoxPool()).map((k) => k.browsers),
+        [1],
+      );
+    } finally {
+      second.close();
+    }
+  });
+
+  test('Puppeteer over WebDriver BiDi drives Firefox through the gateway', async () => {
+    const browser = await puppeteer.connect({ browserWSEndpoint: `ws://127.0.0.1:${gw.port}/session`, protocol: 'webDriverBiDi', capabilities: { alwaysMatch: { browserName: 'firefox' } } } as never);
+    try {
+      const [page] = await browser.pages();
+      await page!.goto(pages.page('<h1>hello</h1>', 'puppeteer page'));
+      assert.equal(await page!.title(), 'puppeteer page');
+      assert.equal(await page!.$eval('h1', (e) => e.textContent), 'hello');
+      assert.match(await browser.version(), /firefox/i);
+    } finally {
+      await browser.close();
+    }
+  });
+});
