@@ -140,21 +140,28 @@ export class FirefoxBidiEndpoint implements BidiEndpoint {
   }
 
   async #unsubscribe(params: Params): Promise<BidiMessage> {
-    let ids: string[];
     if (Array.isArray(params.subscriptions)) {
-      ids = params.subscriptions as string[];
+      const ids = params.subscriptions as string[];
       const foreign = ids.find((id) => !this.#channel.subscriptions.has(id));
       if (foreign !== undefined) throw new Refused('invalid argument', `no such subscription: ${foreign}`);
-    } else if (Array.isArray(params.events)) {
-      // By event names: the client's subscriptions for exactly those events.
-      const names = new Set(params.events as string[]);
-      ids = [...this.#channel.subscriptions.values()].filter((s) => s.events.every((e) => names.has(e))).map((s) => s.id);
-      if (ids.length === 0) throw new Refused('invalid argument', 'no subscription for these events');
-    } else {
-      throw new Refused('invalid argument', 'subscriptions must be a list of subscription ids');
+      const answer = await this.#channel.send('session.unsubscribe', { subscriptions: ids });
+      if (answer.type === 'success') for (const id of ids) this.#channel.subscriptions.delete(id);
+      return answer;
     }
-    const answer = await this.#channel.send('session.unsubscribe', { subscriptions: ids });
-    if (answer.type === 'success') for (const id of ids) this.#channel.subscriptions.delete(id);
+    if (!Array.isArray(params.events)) throw new Refused('invalid argument', 'subscriptions must be a list of subscription ids');
+    // By event names (the older form): those events leave every subscription of the client that
+    // has them; the rest of such a subscription stays (subscribed again without them).
+    const names = params.events as string[];
+    const named = (event: string) => names.some((name) => event === name || event.startsWith(`${name}.`));
+    const touched = [...this.#channel.subscriptions.values()].filter((s) => s.events.some(named));
+    if (touched.length === 0) throw new Refused('invalid argument', `not subscribed to ${names.join(', ')}`);
+    const answer = await this.#channel.send('session.unsubscribe', { subscriptions: touched.map((s) => s.id) });
+    if (answer.type !== 'success') return answer;
+    for (const subscription of touched) {
+      this.#channel.subscriptions.delete(subscription.id);
+      const rest = subscription.events.filter((event) => !named(event));
+      if (rest.length) await this.#channel.subscribe(rest, subscription.contexts);
+    }
     return answer;
   }
 

@@ -69,7 +69,7 @@ export class Client {
 }
 
 /** Capabilities that choose the backend under test: none (native), or by WDGATE_TEST_BACKEND. */
-const BACKEND_CAPABILITIES: Record<string, unknown> = (
+export const BACKEND_CAPABILITIES: Record<string, unknown> = (
   {
     native: {},
     'playwright-chromium': { 'wdgate:options': { backend: 'playwright' } },

@@ -145,6 +145,12 @@ const CHROMEDRIVER: Record<string, string> = {
   'window commands act on the current window, not another one': seen('window commands when another window is current'),
 };
 
+/** What a Firefox BiDi session does otherwise by design (bidi.test.ts): Chromium's own. */
+const CHROMIUM_ONLY = {
+  ownBrowser: 'Chromium only: its BiDi engine sees a whole browser, so a BiDi session gets one of its own; Firefox BiDi sessions share their process, a user context each (bidi-firefox.test.ts)',
+  cdp: 'Chromium only: the Chrome DevTools Protocol',
+};
+
 /** Test name → why the backend cannot pass it. */
 const DECLARED: Record<TestBackend, Record<string, string>> = {
   native: {},
@@ -170,6 +176,9 @@ const DECLARED: Record<TestBackend, Record<string, string>> = {
     'maximize, minimize and fullscreen each return a rect; Set Window Rect restores the normal state': BIDI_GAPS.windowState,
     'a minimized window is shown again and captured (it would draw nothing after a navigation)': BIDI_GAPS.windowState,
     ...FIREFOX_PDFS,
+    'each BiDi session has a browser of its own, and once one was asked for the next is prepared ahead': CHROMIUM_ONLY.ownBrowser,
+    'served to a session with a browser of its own; refused, naming why, to one that shares its browser': CHROMIUM_ONLY.cdp,
+    "Selenium's createCDPConnection works through it; a malformed message is -32600; it closes with the session": CHROMIUM_ONLY.cdp,
   },
   'playwright-chromium': {
     ...PLAYWRIGHT_GAPS,

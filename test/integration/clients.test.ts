@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { Builder, By, Key } from 'selenium-webdriver';
 import chrome from 'selenium-webdriver/chrome.js';
+import firefox from 'selenium-webdriver/firefox.js';
 import { remote } from 'webdriverio';
 import puppeteer from 'puppeteer-core';
 import { createRequire } from 'node:module';
@@ -76,9 +77,14 @@ test('selenium-webdriver (JavaScript)', async () => {
 });
 
 // WebdriverIO 9 asks for webSocketUrl and speaks BiDi when it gets one (its default mode);
-// 'wdio:enforceWebDriverClassic' keeps it on classic WebDriver. The same scenario both ways.
-for (const mode of ['BiDi', 'classic'] as const) {
-  test(`WebdriverIO (${mode})`, async () => {
+// 'wdio:enforceWebDriverClassic' keeps it on classic WebDriver. The same scenario both ways, and
+// over BiDi on Firefox too (the native backend's Firefox: webSocketUrl routes it there).
+for (const [mode, browserName] of [
+  ['BiDi', 'chrome'],
+  ['classic', 'chrome'],
+  ['BiDi', 'firefox'],
+] as const) {
+  test(`WebdriverIO (${mode}, ${browserName})`, async () => {
     const browser = await remote({
       hostname: '127.0.0.1',
       port: gw.port,
@@ -86,13 +92,14 @@ for (const mode of ['BiDi', 'classic'] as const) {
       logLevel: 'silent',
       connectionRetryCount: 0,
       capabilities: {
-        browserName: 'chrome',
-        'goog:chromeOptions': { args: ['--headless=new'] },
+        browserName,
+        ...(browserName === 'chrome' ? { 'goog:chromeOptions': { args: ['--headless=new'] } } : { 'moz:firefoxOptions': { args: ['-headless'] } }),
         ...(mode === 'classic' && { 'wdio:enforceWebDriverClassic': true }),
       },
     });
     try {
       assert.equal(browser.isBidi, mode === 'BiDi', 'the session runs in the mode asked for, not a fallback');
+      assert.equal(browser.capabilities.browserName, browserName);
       await browser.url(form);
       assert.equal(await browser.getTitle(), 'client test');
       assert.equal(await browser.$('#greeting').getText(), 'Hello');
@@ -118,46 +125,50 @@ const { AddInterceptParameters } = require('selenium-webdriver/bidi/addIntercept
 const { InterceptPhase } = require('selenium-webdriver/bidi/interceptPhase.js');
 const { ContinueRequestParameters } = require('selenium-webdriver/bidi/continueRequestParameters.js');
 
-test("selenium-webdriver's BiDi APIs: console and JavaScript error listeners, a preload script, network intercepts that continue and fail", async () => {
-  const options = new chrome.Options().addArguments('--headless=new');
-  options.set('webSocketUrl', true); // what enableBidi() does
-  const driver = await new Builder().usingServer(gw.url).forBrowser('chrome').setChromeOptions(options as chrome.Options).build();
-  try {
-    const context = await driver.getWindowHandle();
-    const logs = await LogInspector(driver);
-    const consoleEntries: string[] = [];
-    const exceptions: string[] = [];
-    await logs.onConsoleEntry((entry: { text: string }) => consoleEntries.push(entry.text));
-    await logs.onJavascriptException((entry: { text: string }) => exceptions.push(entry.text));
-    const scripts = await ScriptManager(context, driver);
-    await scripts.addPreloadScript('() => { window.preloaded = "before the page"; }');
+for (const browserName of ['chrome', 'firefox'] as const) {
+  test(`selenium-webdriver's BiDi APIs (${browserName}): console and JavaScript error listeners, a preload script, network intercepts that continue and fail`, async () => {
+    const builder = new Builder().usingServer(gw.url).forBrowser(browserName);
+    if (browserName === 'chrome') builder.setChromeOptions(new chrome.Options().addArguments('--headless=new').set('webSocketUrl', true) as chrome.Options);
+    else builder.setFirefoxOptions(new firefox.Options().addArguments('-headless').set('webSocketUrl', true) as firefox.Options);
+    // webSocketUrl: what enableBidi() does.
+    const driver = await builder.build();
+    try {
+      const context = await driver.getWindowHandle();
+      const logs = await LogInspector(driver);
+      const consoleEntries: string[] = [];
+      const exceptions: string[] = [];
+      await logs.onConsoleEntry((entry: { text: string }) => consoleEntries.push(entry.text));
+      await logs.onJavascriptException((entry: { text: string }) => exceptions.push(entry.text));
+      const scripts = await ScriptManager(context, driver);
+      await scripts.addPreloadScript('() => { window.preloaded = "before the page"; }');
 
-    const network = await Network(driver);
-    await network.addIntercept(new AddInterceptParameters(InterceptPhase.BEFORE_REQUEST_SENT));
-    const seen: string[] = [];
-    await network.beforeRequestSent(async (event: { request: { request: string; url: string } } | null) => {
-      if (!event) return; // selenium-webdriver hands its listeners null for events it did not parse
-      seen.push(event.request.url);
-      if (event.request.url.endsWith('/blocked.txt')) await network.failRequest(event.request.request);
-      else await network.continueRequest(new ContinueRequestParameters(event.request.request));
-    });
+      const network = await Network(driver);
+      await network.addIntercept(new AddInterceptParameters(InterceptPhase.BEFORE_REQUEST_SENT));
+      const seen: string[] = [];
+      await network.beforeRequestSent(async (event: { request: { request: string; url: string } } | null) => {
+        if (!event) return; // selenium-webdriver hands its listeners null for events it did not parse
+        seen.push(event.request.url);
+        if (event.request.url.endsWith('/blocked.txt')) await network.failRequest(event.request.request);
+        else await network.continueRequest(new ContinueRequestParameters(event.request.request));
+      });
 
-    await driver.get(pages.page(`<script>
-      console.log('hello from the page');
-      document.title = window.preloaded;
-      fetch('/blocked.txt').then(() => (window.blocked = 'loaded'), () => (window.blocked = 'failed'));
-      setTimeout(() => { throw new Error('boom'); });
-    </script>`));
-    assert.equal(await driver.getTitle(), 'before the page');
-    await driver.wait(async () => (await driver.executeScript('return window.blocked')) !== null, 10_000);
-    assert.equal(await driver.executeScript('return window.blocked'), 'failed');
-    assert.ok(seen.some((url) => url.endsWith('/blocked.txt')));
-    assert.ok(seen.some((url) => url.includes('/html/')), 'the page itself was intercepted and continued');
-    await driver.wait(() => consoleEntries.includes('hello from the page') && exceptions.some((t) => /boom/.test(t)), 10_000);
-  } finally {
-    await driver.quit();
-  }
-});
+      await driver.get(pages.page(`<script>
+        console.log('hello from the page');
+        document.title = window.preloaded;
+        fetch('/blocked.txt').then(() => (window.blocked = 'loaded'), () => (window.blocked = 'failed'));
+        setTimeout(() => { throw new Error('boom'); });
+      </script>`));
+      assert.equal(await driver.getTitle(), 'before the page');
+      await driver.wait(async () => (await driver.executeScript('return window.blocked')) !== null, 10_000);
+      assert.equal(await driver.executeScript('return window.blocked'), 'failed');
+      assert.ok(seen.some((url) => url.endsWith('/blocked.txt')));
+      assert.ok(seen.some((url) => url.includes('/html/')), 'the page itself was intercepted and continued');
+      await driver.wait(() => consoleEntries.includes('hello from the page') && exceptions.some((t) => /boom/.test(t)), 10_000);
+    } finally {
+      await driver.quit();
+    }
+  });
+}
 
 test('Puppeteer over WebDriver BiDi: puppeteer.connect to ws://host:port/session', async () => {
   const browser = await puppeteer.connect({ browserWSEndpoint: `ws://127.0.0.1:${gw.port}/session`, protocol: 'webDriverBiDi' });
