@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { startGateway, type TestGateway } from '../test/helpers/gateway.ts';
 import { Client, ELEMENT } from '../test/helpers/client.ts';
 import { startPageServer } from '../test/helpers/pages.ts';
-import { measureBidi } from './bidi.ts';
+import { measureBidi, measureFirefoxDirect } from './bidi.ts';
 
 const { values } = parseArgs({
   options: { iterations: { type: 'string', default: '30' }, concurrent: { type: 'string', default: '10' } },
@@ -265,6 +265,24 @@ try {
     const a = median(samples);
     const b = median(theirBidi.samples.get(name) ?? [NaN]);
     lines.push(`| ${name} | ${a.toFixed(2)} | ${b.toFixed(2)} | ${(a / b).toFixed(2)} |`);
+  }
+  // Firefox: sessions share the process (a user context each), so a warm New Session leases a
+  // prepared context; the messages against Firefox's own socket show the gateway's cost.
+  const ourFirefox = await measureBidi(gateway.client, { browserName: 'firefox' }, pageUrl, bidiSessions + 1, ITERATIONS);
+  ourFirefox.newSession.shift(); // the first is the process's launch
+  const directFirefox = await measureFirefoxDirect('/usr/bin/firefox-esr', pageUrl, ITERATIONS);
+  lines.push(
+    '',
+    `WebDriver BiDi on Firefox ESR: wdgate (the native backend; New Session warm, ${bidiSessions} sessions) against Firefox's own BiDi socket directly; "added" is the gateway's cost per message (target: 0.2 ms p50).`,
+    '',
+    '| BiDi on Firefox | wdgate | Firefox directly | added |',
+    '|---|---:|---:|---:|',
+    `| New Session with webSocketUrl (warm) | ${median(ourFirefox.newSession).toFixed(1)} | | |`,
+  );
+  for (const [name, samples] of ourFirefox.samples) {
+    const a = median(samples);
+    const b = median(directFirefox.samples.get(name) ?? [NaN]);
+    lines.push(`| ${name} | ${a.toFixed(2)} | ${b.toFixed(2)} | ${(a - b).toFixed(2)} ms |`);
   }
   const table = lines.join('\n');
   console.log(`\n${table}\n`);
