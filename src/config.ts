@@ -41,7 +41,7 @@ export interface Config {
   /** Token file (src/server/auth.ts): tokens never come from the command line. */
   authTokenFile: string | null;
   /** Tokens in the config file itself: a token, or {name, token, maxSessions}. */
-  authTokens: (string | { name: string; token: string; maxSessions?: number })[];
+  authTokens: (string | { name: string; token: string; maxSessions?: number; admin?: boolean })[];
   /** Loopback clients need a token too (when tokens are configured). */
   requireAuthOnLoopback: boolean;
   /** Host names accepted in the Host header besides IP addresses and localhost. */
@@ -102,8 +102,10 @@ const names = (pattern: RegExp, what: string): Check => (v, name) => {
   return list.map((x: string) => x.toLowerCase());
 };
 function authTokens(v: unknown, name: string): Config['authTokens'] {
-  const ok = Array.isArray(v) && v.every((t) => typeof t === 'string' || (typeof t === 'object' && t !== null && typeof t.name === 'string' && typeof t.token === 'string'));
-  if (!ok) throw new ConfigError(`${name} must be a list of tokens or {"name", "token", "maxSessions"} objects`);
+  const ok =
+    Array.isArray(v) &&
+    v.every((t) => typeof t === 'string' || (typeof t === 'object' && t !== null && typeof t.name === 'string' && typeof t.token === 'string' && (t.admin === undefined || typeof t.admin === 'boolean')));
+  if (!ok) throw new ConfigError(`${name} must be a list of tokens or {"name", "token", "maxSessions", "admin"} objects`);
   return v as Config['authTokens'];
 }
 

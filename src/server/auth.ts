@@ -8,10 +8,12 @@ export interface Principal {
   name: string;
   /** Most sessions this principal may have at once (null: only the gateway's maximum). */
   maxSessions: number | null;
+  /** May use the admin API and see every principal's sessions (`admin` in the token file). */
+  admin: boolean;
 }
 
-/** A loopback client without a token (the default: wdgate serves loopback only). */
-export const LOCAL: Principal = Object.freeze({ name: 'local', maxSessions: null });
+/** A loopback client without a token (the default: wdgate serves loopback only): the machine's own user, an admin. */
+export const LOCAL: Principal = Object.freeze({ name: 'local', maxSessions: null, admin: true });
 
 export interface TokenEntry extends Principal {
   token: string;
@@ -21,8 +23,8 @@ export class TokenFileError extends Error {}
 
 /**
  * A token file: one token per line, either the token alone or `name token max-sessions`
- * separated by spaces; blank lines and `#` comments are ignored. Errors name the line, never
- * the token.
+ * separated by spaces, optionally followed by `admin` (the admin API, every principal's
+ * sessions); blank lines and `#` comments are ignored. Errors name the line, never the token.
  */
 export function parseTokenFile(text: string, file: string): TokenEntry[] {
   const entries: TokenEntry[] = [];
@@ -32,14 +34,15 @@ export function parseTokenFile(text: string, file: string): TokenEntry[] {
     const fields = line.split(/\s+/);
     const where = `${file} line ${i + 1}`;
     if (fields.length === 1) {
-      entries.push({ name: `token${entries.length + 1}`, token: fields[0]!, maxSessions: null });
-    } else if (fields.length === 3) {
-      const [name, token, max] = fields as [string, string, string];
+      entries.push({ name: `token${entries.length + 1}`, token: fields[0]!, maxSessions: null, admin: false });
+    } else if (fields.length === 3 || fields.length === 4) {
+      const [name, token, max, flag] = fields as [string, string, string, string?];
       if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new TokenFileError(`${where}: the name may hold letters, digits, ".", "_" and "-" only`);
       if (!/^[1-9]\d{0,5}$/.test(max)) throw new TokenFileError(`${where}: max-sessions must be a positive integer`);
-      entries.push({ name, token, maxSessions: Number(max) });
+      if (flag !== undefined && flag !== 'admin') throw new TokenFileError(`${where}: the fourth field may only be "admin"`);
+      entries.push({ name, token, maxSessions: Number(max), admin: flag === 'admin' });
     } else {
-      throw new TokenFileError(`${where}: expected "token" or "name token max-sessions"`);
+      throw new TokenFileError(`${where}: expected "token", "name token max-sessions" or "name token max-sessions admin"`);
     }
   });
   checkTokens(entries, file);
@@ -103,7 +106,7 @@ export interface TokenSources {
   file: string | null;
   fileText?: string;
   env: string | undefined;
-  list: (string | { name: string; token: string; maxSessions?: number })[];
+  list: (string | { name: string; token: string; maxSessions?: number; admin?: boolean })[];
 }
 
 /**
@@ -113,12 +116,12 @@ export interface TokenSources {
 export function collectTokens(sources: TokenSources): Tokens {
   const entries: TokenEntry[] = [];
   if (sources.fileText !== undefined) entries.push(...parseTokenFile(sources.fileText, sources.file ?? 'the token file'));
-  if (sources.env) entries.push({ name: 'default', token: sources.env.trim(), maxSessions: null });
+  if (sources.env) entries.push({ name: 'default', token: sources.env.trim(), maxSessions: null, admin: false });
   for (const entry of sources.list) {
     entries.push(
       typeof entry === 'string'
-        ? { name: `config${entries.length + 1}`, token: entry, maxSessions: null }
-        : { name: entry.name, token: entry.token, maxSessions: entry.maxSessions ?? null },
+        ? { name: `config${entries.length + 1}`, token: entry, maxSessions: null, admin: false }
+        : { name: entry.name, token: entry.token, maxSessions: entry.maxSessions ?? null, admin: entry.admin === true },
     );
   }
   checkTokens(entries, 'tokens (token file, WDGATE_TOKEN and authTokens together)');

@@ -2,7 +2,7 @@
 // security gate, then the route table; a body is parsed once here. Nothing below sees HTTP.
 import { createRequire } from 'node:module';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
-import { error, serializeError, toWebDriverError, type WebDriverError } from '../webdriver/errors.ts';
+import { error, HttpRefusal, serializeError, toWebDriverError, type WebDriverError } from '../webdriver/errors.ts';
 import type { Gateway } from '../webdriver/gateway.ts';
 import { JsonText, TextBody } from '../webdriver/json.ts';
 import { matchRoute } from './routes.ts';
@@ -182,7 +182,10 @@ function handle(edge: Edge, res: HttpResponse, req: HttpRequest): void {
         value instanceof TextBody
           ? send(res, state, 200, value.text, value.contentType)
           : send(res, state, 200, value instanceof JsonText ? `{"value":${value.text}}` : JSON.stringify({ value: value === undefined ? null : value })),
-      (e) => sendError(res, state, toWebDriverError(e)),
+      (e) =>
+        e instanceof HttpRefusal
+          ? send(res, state, e.status, JSON.stringify({ value: { error: 'unknown error', message: e.message, stacktrace: '' } }))
+          : sendError(res, state, toWebDriverError(e)),
     );
 
   if (method !== 'POST') return afterBody(res, state, hasBody, options.maxBodyBytes, () => void run(undefined));

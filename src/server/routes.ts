@@ -17,8 +17,15 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/session', command: 'newSession' },
   { method: 'DELETE', path: S, command: 'deleteSession' },
   { method: 'GET', path: '/status', command: 'status' },
-  // Not W3C: Prometheus metrics for operators (src/ops/).
+  // Not W3C: Prometheus metrics, the liveness probe and the admin API for operators (src/ops/).
   { method: 'GET', path: '/metrics', command: 'metrics' },
+  { method: 'GET', path: '/health', command: 'health' },
+  { method: 'GET', path: '/wdgate/admin/sessions', command: 'adminListSessions' },
+  { method: 'DELETE', path: '/wdgate/admin/sessions', command: 'adminEndAllSessions' },
+  { method: 'DELETE', path: '/wdgate/admin/sessions/{sessionId}', command: 'adminEndSession' },
+  { method: 'GET', path: '/wdgate/admin/queue', command: 'adminQueue' },
+  { method: 'POST', path: '/wdgate/admin/drain', command: 'adminDrain' },
+  { method: 'POST', path: '/wdgate/admin/undrain', command: 'adminUndrain' },
   { method: 'GET', path: `${S}/timeouts`, command: 'getTimeouts' },
   { method: 'POST', path: `${S}/timeouts`, command: 'setTimeouts' },
   { method: 'POST', path: `${S}/url`, command: 'navigateTo' },

@@ -56,6 +56,19 @@ export class WebDriverError extends Error {
   }
 }
 
+/**
+ * Not W3C: a refusal of the gateway's own endpoints (the admin API) with an HTTP status, as its
+ * gate refuses (403 with the body of an unknown error).
+ */
+export class HttpRefusal extends Error {
+  constructor(
+    readonly status: 401 | 403,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** Shorthand used throughout the command layer: `throw error('no such element', '...')`. */
 export function error(code: ErrorCode, message: string, data?: Record<string, unknown>): WebDriverError {
   return new WebDriverError(code, message, data);

@@ -55,6 +55,8 @@ export class Gateway {
   /** Sessions per principal, those being created included (a principal's own maximum). */
   readonly #owned = new Map<string, number>();
   #closing = false;
+  /** Draining (the admin API): no new sessions, running ones go on; why, as the operator said. */
+  #draining: string | undefined;
 
   constructor(options: GatewayOptions) {
     this.backends = options.backends;
@@ -77,13 +79,33 @@ export class Gateway {
 
   /** Whether a New Session would be served now, and why not (Status, and BiDi's session.status). */
   readiness(): { ready: boolean; message: string } {
-    const ready = !this.closing && !this.admission.full;
-    const message = this.closing
-      ? 'wdgate is shutting down'
-      : ready
-        ? 'wdgate is ready to create a session'
-        : `wdgate is at its limit of ${this.maxSessions} sessions (${this.admission.queued} waiting)`;
-    return { ready, message };
+    const refused = this.newSessionsRefused();
+    if (refused) return { ready: false, message: refused };
+    if (this.admission.full) return { ready: false, message: `wdgate is at its limit of ${this.maxSessions} sessions (${this.admission.queued} waiting)` };
+    return { ready: true, message: 'wdgate is ready to create a session' };
+  }
+
+  /** Why New Session is refused whatever the load (shutting down, draining), or undefined. */
+  newSessionsRefused(): string | undefined {
+    if (this.closing) return 'wdgate is shutting down';
+    if (this.#draining !== undefined) return `wdgate is draining (no new sessions; running ones go on): ${this.#draining}`;
+    return undefined;
+  }
+
+  /** Take no new sessions until undrain(); running sessions go on. */
+  drain(message: string): void {
+    this.#draining = message;
+    this.log.info({ event: 'draining', message });
+  }
+
+  undrain(): void {
+    if (this.#draining === undefined) return;
+    this.#draining = undefined;
+    this.log.info({ event: 'undrained' });
+  }
+
+  get draining(): string | undefined {
+    return this.#draining;
   }
 
   get maxSessions(): number {

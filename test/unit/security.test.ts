@@ -53,7 +53,7 @@ describe('isLoopbackAddress', () => {
 
 const NO_TOKENS: AccessPolicy = { tokens: new Tokens([]), requireAuthOnLoopback: false, allowHosts: [], allowOrigins: [] };
 const TOKEN = 'a-token-of-sufficient-length';
-const WITH_TOKENS: AccessPolicy = { ...NO_TOKENS, tokens: new Tokens([{ name: 'ci', token: TOKEN, maxSessions: 2 }]) };
+const WITH_TOKENS: AccessPolicy = { ...NO_TOKENS, tokens: new Tokens([{ name: 'ci', token: TOKEN, maxSessions: 2, admin: false }]) };
 
 function check(peer: string, host: string, origin = '', more: Partial<RequestFacts> = {}, policy = NO_TOKENS) {
   return checkRequest({ peer, host, origin, method: 'GET', contentType: '', authorization: '', ...more }, policy);
@@ -131,11 +131,12 @@ describe('tokens', () => {
     assert.equal(check('127.0.0.1', 'localhost', '', { authorization: `Bearer ${TOKEN}` }, strict).ok, true);
   });
 
-  test('a token file: bare tokens, named tokens with a session limit, comments and blank lines', () => {
-    const entries = parseTokenFile(`# operators\n\n${TOKEN}\nci   ${TOKEN}-ci   3\n  # indented comment\n`, 'tokens');
+  test('a token file: bare tokens, named tokens with a session limit, admins, comments and blank lines', () => {
+    const entries = parseTokenFile(`# operators\n\n${TOKEN}\nci   ${TOKEN}-ci   3\nops ${TOKEN}-ops 1 admin\n  # indented comment\n`, 'tokens');
     assert.deepEqual(entries, [
-      { name: 'token1', token: TOKEN, maxSessions: null },
-      { name: 'ci', token: `${TOKEN}-ci`, maxSessions: 3 },
+      { name: 'token1', token: TOKEN, maxSessions: null, admin: false },
+      { name: 'ci', token: `${TOKEN}-ci`, maxSessions: 3, admin: false },
+      { name: 'ops', token: `${TOKEN}-ops`, maxSessions: 1, admin: true },
     ]);
     for (const [text, message] of [
       ['a b', /line 1/],
@@ -144,6 +145,7 @@ describe('tokens', () => {
       ['short', /shorter than 16/],
       [`ci ${TOKEN} 1\nci ${TOKEN}2 1`, /twice/],
       [`local ${TOKEN} 1`, /reserved/],
+      [`ci ${TOKEN} 1 root`, /fourth field/],
     ] as const) {
       assert.throws(() => parseTokenFile(text, 'tokens'), (e: Error) => e instanceof TokenFileError && message.test(e.message) && !e.message.includes(TOKEN), text);
     }
@@ -154,13 +156,13 @@ describe('tokens', () => {
       file: 'tokens',
       fileText: `ci ${TOKEN}-ci 3\n`,
       env: `${TOKEN}-env\n`,
-      list: [`${TOKEN}-cfg`, { name: 'ops', token: `${TOKEN}-ops`, maxSessions: 2 }],
+      list: [`${TOKEN}-cfg`, { name: 'ops', token: `${TOKEN}-ops`, maxSessions: 2, admin: true }],
     });
     const who = (token: string) => tokens.authenticate(`Bearer ${token}`);
-    assert.deepEqual(who(`${TOKEN}-ci`), { name: 'ci', maxSessions: 3 });
-    assert.deepEqual(who(`${TOKEN}-env`), { name: 'default', maxSessions: null });
+    assert.deepEqual(who(`${TOKEN}-ci`), { name: 'ci', maxSessions: 3, admin: false });
+    assert.deepEqual(who(`${TOKEN}-env`), { name: 'default', maxSessions: null, admin: false });
     assert.equal(who(`${TOKEN}-cfg`)?.maxSessions, null);
-    assert.deepEqual(who(`${TOKEN}-ops`), { name: 'ops', maxSessions: 2 });
+    assert.deepEqual(who(`${TOKEN}-ops`), { name: 'ops', maxSessions: 2, admin: true });
     assert.equal(who(TOKEN), null);
     // A name or a token used twice over the sources is refused (which principal would it be?).
     for (const sources of [

@@ -16,6 +16,7 @@ import * as upload from './upload.ts';
 import * as downloads from './downloads.ts';
 import * as cdp from './cdp.ts';
 import * as ops from '../../ops/commands.ts';
+import * as admin from '../../ops/admin.ts';
 
 export const commands: Record<string, Command> = {
   ...session,
@@ -33,4 +34,5 @@ export const commands: Record<string, Command> = {
   ...downloads,
   ...cdp,
   ...ops,
+  ...admin,
 } as Record<string, Command>;

@@ -32,7 +32,8 @@ export const newSession = globalCommand({
     let ticket: Ticket | undefined;
     let unclaim: (() => void) | undefined;
     try {
-      if (gateway.closing) throw error('session not created', 'the gateway is shutting down');
+      const refused = gateway.newSessionsRefused();
+      if (refused) throw error('session not created', refused);
       const { capabilities, matched } = processCapabilities(params, (caps) => matchBackends(gateway.backends, gateway.routes, caps, gateway.environment));
       if (!gateway.newSessionRate.take(principal.name)) {
         throw error('session not created', `too many new sessions: ${principal.name} may ask for ${gateway.newSessionRate.rate} per second (newSessionsPerSecond)`);
@@ -89,9 +90,11 @@ async function createSession(
     throw error('session not created', e instanceof Error ? e.message : String(e));
   }
   const { browser } = lease;
-  if (gateway.closing) {
+  // Shutting down or draining since it was asked for (it waited in the queue, or for a launch).
+  const refused = gateway.newSessionsRefused();
+  if (refused) {
     await lease.release();
-    throw error('session not created', 'the gateway is shutting down');
+    throw error('session not created', refused);
   }
   const session = new Session({
     id: randomUUID(),
@@ -182,9 +185,10 @@ async function createPassThroughSession(
     if (e instanceof UpstreamError) throw error(isErrorCode(e.code) ? e.code : 'session not created', e.message);
     throw error('session not created', e instanceof Error ? e.message : String(e));
   }
-  if (gateway.closing) {
+  const refused = gateway.newSessionsRefused();
+  if (refused) {
     await upstream.end(false);
-    throw error('session not created', 'the gateway is shutting down');
+    throw error('session not created', refused);
   }
   const session = new PassThroughSession({
     id: randomUUID(),
