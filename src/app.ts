@@ -6,7 +6,7 @@ import { createLogger, type Logger } from './ops/log.ts';
 import { Pool } from './pool/pool.ts';
 import { SESSION_DIR_PREFIX } from './webdriver/session.ts';
 import { ConfigError, type Config } from './config.ts';
-import { collectTokens, TokenFileError, type Tokens } from './server/auth.ts';
+import { collectTokens, LOCAL, TokenFileError, type Tokens } from './server/auth.ts';
 import { checkTlsFiles, TlsSettingsError } from './server/tls.ts';
 import { startServer, uwsImplementation } from './server/http.ts';
 import { Gateway } from './webdriver/gateway.ts';
@@ -17,6 +17,11 @@ export interface RunningGateway {
   gateway: Gateway;
   /** Stop listening and end every session (and its browser). */
   close(): Promise<void>;
+  /**
+   * Take the principals' tokens from `config` (SIGHUP): sessions of a principal that is gone end,
+   * the others go on. A token file that cannot be used throws ConfigError and changes nothing.
+   */
+  reloadTokens(config: Config): void;
 }
 
 export async function startGateway(config: Config, log: Logger = createLogger(config.logLevel)): Promise<RunningGateway> {
@@ -72,6 +77,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     newSessionsPerSecond: config.newSessionsPerSecond,
     log,
   });
+  const access = { tokens, requireAuthOnLoopback: config.requireAuthOnLoopback, allowHosts: config.allowHosts, allowOrigins: config.allowOrigins };
   const server = await startServer(gateway, {
     host: config.listenAddress,
     port: config.port,
@@ -82,12 +88,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     maxJsonDepth: config.maxJsonDepth,
     maxHeaderBytes: config.maxHeaderBytes,
     forwardTimeout: remote.commandTimeout,
-    access: {
-      tokens,
-      requireAuthOnLoopback: config.requireAuthOnLoopback,
-      allowHosts: config.allowHosts,
-      allowOrigins: config.allowOrigins,
-    },
+    access,
   });
   const scheme = tls ? 'https' : 'http';
   const url = `${scheme}://${config.listenAddress.includes(':') ? `[${config.listenAddress}]` : config.listenAddress}:${server.port}`;
@@ -108,6 +109,16 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
         await gateway.close();
       })();
       return closing;
+    },
+    reloadTokens(next: Config) {
+      access.tokens = loadTokens(next);
+      access.requireAuthOnLoopback = next.requireAuthOnLoopback;
+      const names = access.tokens.names();
+      // The local user stays a principal while loopback clients need no token.
+      if (!access.tokens.configured || !access.requireAuthOnLoopback) names.add(LOCAL.name);
+      const gone = gateway.sessions.all().filter((session) => !names.has(session.owner));
+      for (const session of gone) void gateway.sessions.end(session, `the token of ${session.owner} was removed`);
+      log.info({ event: 'tokens reloaded', principals: names.size, sessionsEnded: gone.length });
     },
   };
 }
@@ -155,16 +166,43 @@ function warmDefault(pool: Pool, backends: AnyBackend[], environment: BackendEnv
   }
 }
 
-/** Make SIGINT/SIGTERM end every session before exiting; kill what is left on any exit. */
-export function installShutdown(running: RunningGateway): void {
-  const shutdown = (signal: string) => {
-    running.gateway.log.info({ event: 'shutdown', signal, sessions: running.gateway.sessions.size }, `wdgate: ${signal}, ending every session`);
+/**
+ * Signals. SIGTERM (a service manager): no new session at once, running sessions may finish for
+ * `shutdownGracePeriod`, then every session and browser is ended. SIGINT, or a second signal:
+ * end everything now. SIGHUP: the tokens are read again (`reread` gives the config as it is now).
+ * On any exit, whatever is left is killed.
+ */
+export function installShutdown(running: RunningGateway, config: Config, reread: () => Config): void {
+  const { gateway } = running;
+  let shuttingDown = false;
+  const end = (signal: string) => {
+    gateway.log.info({ event: 'shutdown', signal, sessions: gateway.sessions.size }, `wdgate: ${signal}, ending every session`);
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
     void running.close().finally(() => process.exit(0));
   };
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  const shutdown = (signal: 'SIGTERM' | 'SIGINT') => {
+    const grace = signal === 'SIGTERM' && !shuttingDown ? config.shutdownGracePeriod : 0;
+    shuttingDown = true;
+    if (grace === 0 || gateway.sessions.size === 0) return end(signal);
+    gateway.stopTakingSessions();
+    gateway.log.info({ event: 'shutdown', signal, sessions: gateway.sessions.size, graceMs: grace }, `wdgate: ${signal}, no new sessions; running ones may finish for ${grace} ms`);
+    const deadline = Date.now() + grace;
+    const wait = setInterval(() => {
+      if (gateway.sessions.size > 0 && Date.now() < deadline) return;
+      clearInterval(wait);
+      end(signal);
+    }, 100);
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGHUP', () => {
+    try {
+      running.reloadTokens(reread());
+    } catch (e) {
+      gateway.log.error({ event: 'reload failed', reason: (e as Error).message }, `wdgate: SIGHUP: ${(e as Error).message}; the tokens stay as they were`);
+    }
+  });
   process.on('exit', () => {
     for (const backend of liveBackends) backend.killAllNow();
   });

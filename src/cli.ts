@@ -24,8 +24,11 @@ Usage: wdgate [options]
                                     wait in a queue (maxQueuedSessions, sessionQueueTimeout)
   --log-level <level>               fatal, error, warn, info (default), debug, trace or silent;
                                     logs are JSON lines on standard output
+  --shutdown-grace-period <ms>      on SIGTERM, how long running sessions may finish before they
+                                    are ended (default 30000; SIGINT ends them at once)
   --auth-token-file <file>          tokens that open the gateway to other machines: one per line,
-                                    "token" or "name token max-sessions" (also: env WDGATE_TOKEN)
+                                    "token", "name token max-sessions" or "... admin" (also: env
+                                    WDGATE_TOKEN); SIGHUP reads it again
   --require-auth-on-loopback        loopback clients need a token too
   --allow-hosts <a,b>               Host names accepted besides IP addresses and localhost
                                     (behind a reverse proxy)
@@ -46,6 +49,7 @@ const OPTIONS = {
   'debug-process': { type: 'string' },
   'default-time-zone': { type: 'string' },
   'max-sessions': { type: 'string' },
+  'shutdown-grace-period': { type: 'string' },
   'log-level': { type: 'string' },
   'auth-token-file': { type: 'string' },
   'require-auth-on-loopback': { type: 'boolean' },
@@ -60,6 +64,8 @@ function usageError(message: string): never {
   process.stderr.write(`wdgate: ${message}\nRun wdgate --help for the options.\n`);
   process.exit(2);
 }
+
+type ParsedOptions = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true; allowPositionals: false }>>['values'];
 
 function configFromArgs(argv: string[]): Config {
   let values;
@@ -77,33 +83,41 @@ function configFromArgs(argv: string[]): Config {
     process.exit(0);
   }
   try {
-    const file = values.config ? readConfigFile(values.config) : {};
-    return resolveConfig(file, {
-      port: values.port,
-      listenAddress: values['listen-address'],
-      headless: values.headless,
-      certificate: values.certificate,
-      certificateKey: values['certificate-key'],
-      forceCpuPainting: values['force-cpu-painting'],
-      exposeExperimentalInterfaces: values['expose-experimental-interfaces'],
-      debugProcess: values['debug-process'],
-      defaultTimeZone: values['default-time-zone'],
-      maxSessions: values['max-sessions'],
-      logLevel: values['log-level'],
-      authTokenFile: values['auth-token-file'],
-      requireAuthOnLoopback: values['require-auth-on-loopback'],
-      allowHosts: values['allow-hosts'],
-      allowOrigins: values['allow-origins'],
-    });
+    return readConfig(values);
   } catch (e) {
     if (e instanceof ConfigError) usageError(e.message);
     throw e;
   }
 }
 
+/** The config file (read now) under the command line's options. Throws ConfigError. */
+function readConfig(values: ParsedOptions): Config {
+  const file = values.config ? readConfigFile(values.config) : {};
+  return resolveConfig(file, {
+    port: values.port,
+    listenAddress: values['listen-address'],
+    headless: values.headless,
+    certificate: values.certificate,
+    certificateKey: values['certificate-key'],
+    forceCpuPainting: values['force-cpu-painting'],
+    exposeExperimentalInterfaces: values['expose-experimental-interfaces'],
+    debugProcess: values['debug-process'],
+    defaultTimeZone: values['default-time-zone'],
+    maxSessions: values['max-sessions'],
+    shutdownGracePeriod: values['shutdown-grace-period'],
+    logLevel: values['log-level'],
+    authTokenFile: values['auth-token-file'],
+    requireAuthOnLoopback: values['require-auth-on-loopback'],
+    allowHosts: values['allow-hosts'],
+    allowOrigins: values['allow-origins'],
+  });
+}
+
 const config = configFromArgs(process.argv.slice(2));
 try {
-  installShutdown(await startGateway(config));
+  // SIGHUP reads the config file (and the token file it names) again; the command line stays.
+  const values = parseArgs({ args: process.argv.slice(2), options: OPTIONS, strict: true, allowPositionals: false }).values;
+  installShutdown(await startGateway(config), config, () => readConfig(values));
 } catch (e) {
   // A setting that cannot be used (token file, certificate) is a usage error too: exit code 2.
   if (e instanceof ConfigError) usageError(e.message);

@@ -25,6 +25,8 @@ export interface Config {
   sessionQueueTimeout: number;
   /** A session no command used for this long is ended (ms). */
   sessionIdleTimeout: number;
+  /** On SIGTERM, how long running sessions may go on before they are ended (ms). */
+  shutdownGracePeriod: number;
   pool: PoolConfig;
   logLevel: LogLevel;
   maxBodyBytes: number;
@@ -217,6 +219,7 @@ const SCHEMA: Record<keyof Config, Check> = {
   maxQueuedSessions: int(0, 100_000),
   sessionQueueTimeout: int(0, 2 ** 31 - 1),
   sessionIdleTimeout: int(100, 2 ** 31 - 1),
+  shutdownGracePeriod: int(0, 2 ** 31 - 1),
   pool,
   logLevel: (v, name) => {
     if (!(LOG_LEVELS as readonly unknown[]).includes(v)) throw new ConfigError(`${name} must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(v)})`);

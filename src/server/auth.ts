@@ -75,6 +75,11 @@ export class Tokens {
     return this.#entries.length > 0;
   }
 
+  /** The principals' names. */
+  names(): Set<string> {
+    return new Set(this.#entries.map((e) => e.principal.name));
+  }
+
   /**
    * The principal an Authorization header names, or null. Every token is compared, in constant
    * time over equal-length digests, so the answer's timing tells nothing about any token.

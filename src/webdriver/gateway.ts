@@ -187,6 +187,11 @@ export class Gateway {
     });
   }
 
+  /** Take no new session (shutting down); running sessions go on until close(). */
+  stopTakingSessions(): void {
+    this.#closing = true;
+  }
+
   /** End every session, then every browser (gateway shutdown). */
   async close(): Promise<void> {
     this.#closing = true;

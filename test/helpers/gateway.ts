@@ -27,10 +27,12 @@ export interface StartOptions {
   scheme?: 'http' | 'https';
   /** Settings passed as a config file (--config), keys as in config/default.json. */
   config?: Record<string, unknown>;
+  /** --shutdown-grace-period: 0 unless asked (the helper's stop() then ends everything at once). */
+  shutdownGracePeriod?: number;
 }
 
 export async function startGateway(args: string[] = [], options: StartOptions = {}): Promise<TestGateway> {
-  const base = [BIN, '--port', '0', '--listen-address', '127.0.0.1', ...(options.headless === false ? [] : ['--headless'])];
+  const base = [BIN, '--port', '0', '--listen-address', '127.0.0.1', '--shutdown-grace-period', String(options.shutdownGracePeriod ?? 0), ...(options.headless === false ? [] : ['--headless'])];
   let configDir: string | undefined;
   if (options.config) {
     configDir = mkdtempSync(join(tmpdir(), 'wdgate-test-config-'));

@@ -118,3 +118,29 @@ describe('the admin API', () => {
     assert.ok(health.uptimeMs > 0);
   });
 });
+
+describe('SIGHUP reads the tokens again', () => {
+  test("a removed token's sessions end, saying why; the others go on; a new token works; a broken file changes nothing", async () => {
+    const carol = gw.client.withToken('carol-token-7d3b1f9e5a2c4086');
+    const hers = await alice.newSession();
+    const mine = await ops.newSession();
+    try {
+      writeFileSync(join(dir, 'tokens'), `ops ${TOKENS.ops} 5 admin\ncarol carol-token-7d3b1f9e5a2c4086 2\n`);
+      gw.process.kill('SIGHUP');
+      await eventually(async () => (await carol.raw('GET', '/status')).status === 200, 'the new token was not taken');
+      // Her session ended, and the log says why (her token no longer opens the gateway to ask).
+      await eventually(async () => !(await ops.ok('GET', '/wdgate/admin/sessions')).some((s: { id: string }) => s.id === hers.id), "the removed token's session went on");
+      assert.match(gw.output(), new RegExp(`"event":"session ended","sessionId":"${hers.id}","principal":"alice","reason":"the token of alice was removed"`));
+      assert.equal((await alice.raw('GET', '/status')).status, 401, "the removed token opens nothing");
+      assert.equal(typeof (await mine.get('/title')), 'string', 'the other sessions go on');
+      // A token file that cannot be used: logged, and the tokens stay as they were.
+      writeFileSync(join(dir, 'tokens'), 'short\n');
+      gw.process.kill('SIGHUP');
+      await eventually(async () => /"event":"reload failed"/.test(gw.output()), 'the failed reload was not logged');
+      assert.equal((await carol.raw('GET', '/status')).status, 200);
+      assert.doesNotMatch(gw.output(), /carol-token/);
+    } finally {
+      await mine.end();
+    }
+  });
+});

@@ -1,5 +1,6 @@
 // Nothing outlives the gateway: SIGTERM and SIGINT with live sessions end every browser and remove
-// every profile; a gateway killed outright leaves orphans that the next start sweeps away.
+// every profile (SIGTERM after its grace period, which the test gateways set to 0 unless a test
+// asks); a gateway killed outright leaves orphans that the next start sweeps away.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -95,4 +96,58 @@ test('a gateway killed with SIGKILL leaves orphans that the next start sweeps', 
   } finally {
     await second.stop();
   }
+});
+
+/** The gateway's log lines of an event, parsed. */
+function logged(output: string, event: string): Record<string, unknown>[] {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => line.event === event);
+}
+
+test('SIGTERM with a grace period: no new session, running ones go on; the gateway ends once the last one does', async () => {
+  const gw = await startGateway([], { shutdownGracePeriod: 60_000 });
+  const pid = gw.process.pid!;
+  const exited = new Promise<number | null>((r) => gw.process.once('exit', (code) => r(code)));
+  try {
+    const running = await gw.client.newSession();
+    gw.process.kill('SIGTERM');
+    await eventually(async () => (await gw.client.ok('GET', '/status')).ready === false, 'Status stayed ready');
+    assert.match((await gw.client.ok('GET', '/status')).message, /shutting down/);
+    const refused = await gw.client.raw('POST', '/session', { capabilities: {} });
+    assert.equal(refused.value.error, 'session not created');
+    assert.match(refused.value.message, /shutting down/);
+    assert.equal(typeof (await running.get('/title')), 'string', 'a running session goes on');
+    await running.end();
+    assert.equal(await exited, 0);
+    // It ended because no session was left, not at the deadline.
+    assert.deepEqual(
+      logged(gw.output(), 'shutdown').map((line) => line.sessions),
+      [1, 0],
+    );
+  } finally {
+    await gw.stop();
+  }
+  assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
+});
+
+test('SIGTERM: sessions still running at the end of the grace period are ended, with every browser', async () => {
+  const gw = await startGateway([], { shutdownGracePeriod: 500 });
+  const pid = gw.process.pid!;
+  const exited = new Promise<number | null>((r) => gw.process.once('exit', (code) => r(code)));
+  try {
+    await gw.client.newSession();
+    gw.process.kill('SIGTERM');
+    assert.equal(await exited, 0);
+    assert.deepEqual(
+      logged(gw.output(), 'shutdown').map((line) => line.sessions),
+      [1, 1],
+    );
+  } finally {
+    await gw.stop();
+  }
+  assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
+  assert.deepEqual(profilesOf(pid), []);
 });
