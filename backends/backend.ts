@@ -413,6 +413,12 @@ export interface DrivenBrowser {
 
   /** Base64 PNG of the viewport, or of `clip` (CSS pixels, relative to the viewport). */
   screenshot(handle: string, clip?: Rect): Promise<string>;
+  /**
+   * The engine's own screencast of the window (the dashboard's live view): frames as base64 JPEG,
+   * as the page changes. Resolves with how to stop it. Absent where the engine has none (the
+   * dashboard then takes screenshots).
+   */
+  screencast?(handle: string, onFrame: (jpeg: string) => void): Promise<() => Promise<void>>;
 
   // Print and accessibility.
   /** Base64 PDF of the window's document. Bad options: InvalidParametersError. */

@@ -8,6 +8,8 @@ import { SESSION_DIR_PREFIX } from './webdriver/session.ts';
 import { ConfigError, type Config } from './config.ts';
 import { collectTokens, LOCAL, TokenFileError, type Tokens } from './server/auth.ts';
 import { checkTlsFiles, TlsSettingsError } from './server/tls.ts';
+import type { AccessPolicy } from './server/security.ts';
+import { UiLogins } from './server/ui-logins.ts';
 import { startServer, uwsImplementation } from './server/http.ts';
 import { Gateway } from './webdriver/gateway.ts';
 
@@ -77,7 +79,15 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     newSessionsPerSecond: config.newSessionsPerSecond,
     log,
   });
-  const access = { tokens, requireAuthOnLoopback: config.requireAuthOnLoopback, allowHosts: config.allowHosts, allowOrigins: config.allowOrigins };
+  const logins = new UiLogins();
+  const access: AccessPolicy = {
+    tokens,
+    requireAuthOnLoopback: config.requireAuthOnLoopback,
+    allowHosts: config.allowHosts,
+    allowOrigins: config.allowOrigins,
+    scheme: tls ? 'https' : 'http',
+    logins,
+  };
   const server = await startServer(gateway, {
     host: config.listenAddress,
     port: config.port,
@@ -89,6 +99,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     maxHeaderBytes: config.maxHeaderBytes,
     forwardTimeout: remote.commandTimeout,
     access,
+    logins,
   });
   const scheme = tls ? 'https' : 'http';
   const url = `${scheme}://${config.listenAddress.includes(':') ? `[${config.listenAddress}]` : config.listenAddress}:${server.port}`;
@@ -116,6 +127,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
       const names = access.tokens.names();
       // The local user stays a principal while loopback clients need no token.
       if (!access.tokens.configured || !access.requireAuthOnLoopback) names.add(LOCAL.name);
+      logins.retain(names);
       const gone = gateway.sessions.all().filter((session) => !names.has(session.owner));
       for (const session of gone) void gateway.sessions.end(session, `the token of ${session.owner} was removed`);
       log.info({ event: 'tokens reloaded', principals: names.size, sessionsEnded: gone.length });

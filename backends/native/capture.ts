@@ -1,4 +1,4 @@
-// Capture for the native backend: screenshots and PDF printing of one page over CDP.
+// Capture for the native backend: screenshots, the screencast and PDF printing of one page over CDP.
 import type { Page } from 'puppeteer-core';
 import { InvalidParametersError, NoSuchWindowError, UnsupportedPrimitiveError, type PrintOptions, type Rect } from '../backend.ts';
 import { cdp } from './cdp.ts';
@@ -20,6 +20,24 @@ export async function screenshot(page: Page, clip?: Rect): Promise<string> {
     optimizeForSpeed: true,
   });
   return data;
+}
+
+/**
+ * Chromium's screencast of the page (CDP Page.startScreencast): each frame as base64 JPEG to
+ * `onFrame`, acknowledged at once (Chromium sends the next only then). Resolves with the stop.
+ */
+export async function screencast(page: Page, onFrame: (jpeg: string) => void): Promise<() => Promise<void>> {
+  const client = cdp(page);
+  const frame = ({ data, sessionId }: { data: string; sessionId: number }) => {
+    onFrame(data);
+    void client.send('Page.screencastFrameAck', { sessionId }).catch(() => {});
+  };
+  client.on('Page.screencastFrame', frame);
+  await client.send('Page.startScreencast', { format: 'jpeg', quality: 60, maxWidth: 960, maxHeight: 720 });
+  return async () => {
+    client.off('Page.screencastFrame', frame);
+    await client.send('Page.stopScreencast').catch(() => {});
+  };
 }
 
 /** The page as a base64 PDF; parameters Chromium refuses are InvalidParametersError. */

@@ -479,6 +479,10 @@ export class NativeContext implements DrivenBrowser {
     return capture.screenshot(page, clip);
   }
 
+  async screencast(handle: string, onFrame: (jpeg: string) => void): Promise<() => Promise<void>> {
+    return capture.screencast(await this.#page(handle), onFrame);
+  }
+
   async printToPdf(handle: string, options: PrintOptions): Promise<string> {
     return capture.printToPdf(await this.#page(handle), options);
   }

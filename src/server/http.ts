@@ -13,6 +13,8 @@ import { jsonDepthExceeds } from './limits.ts';
 import { Forwarder } from './forward.ts';
 import type { PassThroughSession } from '../webdriver/pass-through.ts';
 import { bidiSockets } from '../bidi/socket.ts';
+import { serveDashboard } from './ui.ts';
+import type { UiLogins } from './ui-logins.ts';
 
 const require = createRequire(import.meta.url);
 const uWS = require('uWebSockets.js') as typeof import('uWebSockets.js');
@@ -37,6 +39,8 @@ export interface ServerOptions {
   /** A forwarded request (pass-through session) with no answer for this long is a timeout (ms). */
   forwardTimeout: number;
   access: AccessPolicy;
+  /** Dashboard logins (the same object as access.logins). */
+  logins: UiLogins;
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -67,6 +71,18 @@ export function startServer(gateway: Gateway, options: ServerOptions): Promise<R
   const sockets = bidiSockets(gateway, (res, req) => upgradeGate(edge, res, req), { maxMessageBytes: options.maxBodyBytes, maxBufferedBytes: options.maxBidiBufferedBytes });
   app.ws('/session', sockets);
   app.ws('/session/*', sockets);
+  // The dashboard (/ui): its page, its login and its socket.
+  serveDashboard(app, gateway, {
+    access: options.access,
+    logins: options.logins,
+    secure: options.tls !== undefined,
+    check: (res, req) => {
+      const { facts } = requestFacts(res, req);
+      const verdict = checkRequest(facts, options.access);
+      if (!verdict.ok) gateway.log.info({ event: 'request refused', peer: facts.peer, method: facts.method, path: '/ui', status: verdict.status, reason: verdict.message });
+      return { facts, verdict };
+    },
+  });
   app.any('/*', (res, req) => handle(edge, res, req));
 
   return new Promise((resolve, reject) => {
@@ -105,6 +121,7 @@ function requestFacts(res: HttpResponse, req: HttpRequest): { facts: RequestFact
     origin: req.getHeader('origin'),
     contentType: req.getHeader('content-type'),
     authorization: req.getHeader('authorization'),
+    cookie: req.getHeader('cookie'),
   };
   return { facts, path: req.getUrl(), headerBytes };
 }

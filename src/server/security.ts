@@ -17,6 +17,10 @@ export interface AccessPolicy {
   allowHosts: string[];
   /** Origins (scheme://host[:port]) whose pages may call the gateway. */
   allowOrigins: string[];
+  /** The gateway's own scheme: its own pages (the dashboard at /ui) are same-origin. */
+  scheme: 'http' | 'https';
+  /** Dashboard logins: the principal a login cookie stands for (./ui-logins.ts). */
+  logins?: { principalOf(cookieHeader: string): Principal | null };
 }
 
 export interface RequestFacts {
@@ -26,6 +30,8 @@ export interface RequestFacts {
   origin: string;
   contentType: string;
   authorization: string;
+  /** The Cookie header ('' when none): a dashboard login, for browsers that cannot send a token header. */
+  cookie?: string;
 }
 
 /** Is a peer address (as uWS prints it) on the loopback network? */
@@ -63,7 +69,7 @@ export function checkRequest(request: RequestFacts, policy: AccessPolicy): Verdi
   const loopback = isLoopbackAddress(request.peer);
   let principal: Principal | null = null;
   if (policy.tokens.configured) {
-    principal = request.authorization === '' ? null : policy.tokens.authenticate(request.authorization);
+    principal = request.authorization === '' ? (request.cookie && policy.logins?.principalOf(request.cookie)) || null : policy.tokens.authenticate(request.authorization);
     if (!principal && request.authorization !== '') {
       return { ok: false, status: 401, message: 'the token is not valid', headers: CHALLENGE };
     }
@@ -89,7 +95,9 @@ export function checkRequest(request: RequestFacts, policy: AccessPolicy): Verdi
       message: `Host header ${JSON.stringify(request.host)} is refused (DNS rebinding): use an IP address or localhost, or allow the name with --allow-hosts`,
     };
   }
-  if (request.origin !== '' && !policy.allowOrigins.includes(request.origin)) {
+  // The gateway's own pages (the dashboard) are same-origin: their Origin is the Host they reached.
+  const ownOrigin = request.host !== '' && request.origin === `${policy.scheme}://${request.host.toLowerCase()}`;
+  if (request.origin !== '' && !ownOrigin && !policy.allowOrigins.includes(request.origin)) {
     return {
       ok: false,
       status: 403,

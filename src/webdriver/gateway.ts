@@ -139,17 +139,23 @@ export class Gateway {
   /** Run one command. Throws WebDriverError (or anything, which the edge maps to unknown error). */
   async execute(name: string, urlParams: Record<string, string>, body: unknown, request: RequestContext = {}): Promise<unknown> {
     const started = performance.now();
+    let failed: string | undefined;
     try {
       return await this.#execute(name, urlParams, body, request);
     } catch (e) {
       const code = toWebDriverError(e).code;
+      failed = code;
       const ms = Math.round((performance.now() - started) * 10) / 10;
       this.metrics.commandErrors.inc({ command: name, error: code });
       // One line per failed command: never its body (it may hold a user's data).
       this.log.info({ event: 'command failed', sessionId: urlParams.sessionId, principal: (request.principal ?? LOCAL).name, command: name, error: code, ms });
       throw e;
     } finally {
-      this.metrics.commandDuration.observe({ command: name }, (performance.now() - started) / 1000);
+      const ms = performance.now() - started;
+      this.metrics.commandDuration.observe({ command: name }, ms / 1000);
+      // The dashboard's "last commands" of the session.
+      const session = urlParams.sessionId === undefined ? undefined : this.sessions.get(urlParams.sessionId);
+      if (session?.kind === 'driven') session.noteCommand(name, ms, failed);
     }
   }
 

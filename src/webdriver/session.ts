@@ -65,6 +65,8 @@ export class Session {
   lastActivity = Date.now();
   /** Commands running or queued: a session is never idle while one is. */
   inFlight = 0;
+  /** The last commands, newest last (the dashboard): name, duration, W3C error if it failed. */
+  readonly recentCommands: { command: string; ms: number; error?: string; at: number }[] = [];
   readonly release: () => Promise<void>;
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -100,6 +102,11 @@ export class Session {
     if (typeof this.bidiConnection === 'object') this.bidiConnection.end();
     for (const close of this.sockets) close();
     this.sockets.clear();
+  }
+
+  noteCommand(command: string, ms: number, error?: string): void {
+    this.recentCommands.push({ command, ms: Math.round(ms * 10) / 10, ...(error && { error }), at: Date.now() });
+    if (this.recentCommands.length > 10) this.recentCommands.shift();
   }
 
   get browserName(): string {

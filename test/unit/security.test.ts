@@ -1,6 +1,7 @@
 // The security gate: loopback peers only, Host naming this machine, no Origin.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { UiLogins } from '../../src/server/ui-logins.ts';
 import { checkRequest, isLoopbackAddress, type AccessPolicy, type RequestFacts } from '../../src/server/security.ts';
 import { collectTokens, LOCAL, parseTokenFile, TokenFileError, Tokens } from '../../src/server/auth.ts';
 
@@ -51,7 +52,7 @@ describe('isLoopbackAddress', () => {
   });
 });
 
-const NO_TOKENS: AccessPolicy = { tokens: new Tokens([]), requireAuthOnLoopback: false, allowHosts: [], allowOrigins: [] };
+const NO_TOKENS: AccessPolicy = { tokens: new Tokens([]), requireAuthOnLoopback: false, allowHosts: [], allowOrigins: [], scheme: 'http' };
 const TOKEN = 'a-token-of-sufficient-length';
 const WITH_TOKENS: AccessPolicy = { ...NO_TOKENS, tokens: new Tokens([{ name: 'ci', token: TOKEN, maxSessions: 2, admin: false }]) };
 
@@ -172,5 +173,29 @@ describe('tokens', () => {
     ]) {
       assert.throws(() => collectTokens(sources), (e: Error) => e instanceof TokenFileError && !e.message.includes(TOKEN));
     }
+  });
+});
+
+describe('the dashboard', () => {
+  test("the gateway's own pages are same-origin: their Origin is accepted, another port's or scheme's is not", () => {
+    assert.equal(check('127.0.0.1', '127.0.0.1:8000', 'http://127.0.0.1:8000').ok, true);
+    assert.equal(check('127.0.0.1', 'LOCALHOST:8000', 'http://localhost:8000').ok, true);
+    assert.equal(check('127.0.0.1', '127.0.0.1:8000', 'http://127.0.0.1:8001').ok, false);
+    assert.equal(check('127.0.0.1', '127.0.0.1:8000', 'https://127.0.0.1:8000').ok, false);
+    assert.equal(check('127.0.0.1', '', 'http://').ok, false);
+  });
+
+  test('a login cookie stands for its principal, only with no Authorization header; a forged or ended one for nobody', () => {
+    const logins = new UiLogins();
+    const principal = { name: 'ci', maxSessions: 2, admin: false };
+    const setCookie = logins.login(principal, false);
+    assert.match(setCookie, /^wdgate_ui=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\//);
+    const cookie = setCookie.split(';')[0]!;
+    const policy = { ...WITH_TOKENS, logins };
+    assert.deepEqual(check('10.0.0.2', '10.0.0.1', '', { cookie: `theme=dark; ${cookie}` }, policy), { ok: true, principal });
+    assert.equal(check('10.0.0.2', '10.0.0.1', '', { cookie: 'wdgate_ui=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, policy).ok, false);
+    assert.equal(check('10.0.0.2', '10.0.0.1', '', { cookie, authorization: 'Bearer wrong-token-of-nobody-at-all' }, policy).ok, false);
+    logins.retain(new Set(['someone else']));
+    assert.equal(check('10.0.0.2', '10.0.0.1', '', { cookie }, policy).ok, false);
   });
 });

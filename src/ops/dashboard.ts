@@ -1,0 +1,144 @@
+// What the dashboard (/ui) shows, for one principal: the pool per key, the queue, and each
+// session it may see (its own; an admin's: all) with who, what browser, age, idleness, current
+// URL and title and its last commands; and a live view of one session's page. Everything is
+// pushed over the dashboard's WebSocket (src/server/ui.ts); nothing here runs unless someone
+// watches.
+import type { Principal } from '../server/auth.ts';
+import type { Gateway } from '../webdriver/gateway.ts';
+import type { AnySession } from '../webdriver/sessions.ts';
+
+/** A state snapshot is pushed this often to every open dashboard. */
+export const STATE_INTERVAL_MS = 1000;
+/** The live view sends at most this many frames per second. */
+const MAX_FRAMES_PER_SECOND = 3;
+/** Without the engine's screencast, a screenshot this often. */
+const SCREENSHOT_INTERVAL_MS = 1000;
+
+/** The page each driven session shows, read in the background while a dashboard is open. */
+interface PageInfo {
+  url: string;
+  title: string;
+}
+
+export class Dashboard {
+  readonly #gateway: Gateway;
+  readonly #pages = new WeakMap<AnySession, PageInfo>();
+  #reading = false;
+
+  constructor(gateway: Gateway) {
+    this.#gateway = gateway;
+  }
+
+  /** The sessions a principal may see: its own, or every one for an admin. */
+  visible(principal: Principal): AnySession[] {
+    const { sessions } = this.#gateway;
+    return principal.admin ? sessions.all() : sessions.of(principal.name);
+  }
+
+  snapshot(principal: Principal): Record<string, unknown> {
+    const gateway = this.#gateway;
+    const now = Date.now();
+    return {
+      type: 'state',
+      principal: principal.name,
+      admin: principal.admin,
+      ready: gateway.readiness(),
+      queue: { queued: gateway.admission.queued, oldestQueuedMs: gateway.admission.oldestWait, active: gateway.sessions.size, max: gateway.maxSessions },
+      pool: gateway.pool.stats(),
+      sessions: this.visible(principal).map((session) => {
+        const driven = session.kind === 'driven';
+        const page = this.#pages.get(session);
+        return {
+          id: session.id,
+          principal: session.owner,
+          backend: driven ? String((session.capabilities['wdgate:options'] as { backend?: string } | undefined)?.backend ?? 'native') : `remote (${session.upstreamName})`,
+          browser: driven ? `${session.browserName} ${session.browser.browserVersion}` : session.browserName,
+          ageMs: now - session.createdAt,
+          idleMs: session.inFlight > 0 ? 0 : now - session.lastActivity,
+          url: page?.url ?? '',
+          title: page?.title ?? '',
+          commands: driven ? session.recentCommands.slice(-5).reverse() : [],
+          liveView: driven,
+        };
+      }),
+    };
+  }
+
+  /** Read the current URL and title of every driven session (the state's), once at a time. */
+  async readPages(): Promise<void> {
+    if (this.#reading) return;
+    this.#reading = true;
+    try {
+      await Promise.all(
+        this.#gateway.sessions.all().map(async (session) => {
+          if (session.kind !== 'driven' || session.currentWindow === null) return;
+          const window = session.currentWindow;
+          // A page a prompt blocks, or one going away, keeps what was read last.
+          const [url, title] = await Promise.all([
+            session.browser.currentUrl(window).catch(() => undefined),
+            session.browser.callFunction({ window, frames: [] }, '() => document.title', []).catch(() => undefined),
+          ]);
+          const last = this.#pages.get(session);
+          this.#pages.set(session, { url: url ?? last?.url ?? '', title: typeof title === 'string' ? title : (last?.title ?? '') });
+        }),
+      );
+    } finally {
+      this.#reading = false;
+    }
+  }
+
+  /**
+   * Stream a session's page to `send` (base64 image and its type), at most a few frames a second:
+   * the engine's screencast where it has one, else screenshots. Resolves with the stop.
+   */
+  async watch(session: AnySession, send: (frame: { type: 'frame'; session: string; mime: string; data: string }) => void): Promise<() => void> {
+    if (session.kind !== 'driven' || session.currentWindow === null) return () => {};
+    const { browser } = session;
+    const window = session.currentWindow;
+    let last = 0;
+    let stopped = false;
+    // Throttled, the newest frame wins: one that came too soon is sent once its turn comes.
+    let held: { mime: string; data: string } | undefined;
+    let holding: NodeJS.Timeout | undefined;
+    const frame = (mime: string, data: string) => {
+      if (stopped) return;
+      const wait = last + 1000 / MAX_FRAMES_PER_SECOND - Date.now();
+      if (wait > 0) {
+        held = { mime, data };
+        holding ??= setTimeout(() => {
+          holding = undefined;
+          if (held) frame(held.mime, held.data);
+        }, wait);
+        return;
+      }
+      held = undefined;
+      last = Date.now();
+      send({ type: 'frame', session: session.id, mime, data });
+    };
+    if (browser.screencast) {
+      const stop = await browser.screencast(window, (jpeg) => frame('image/jpeg', jpeg)).catch(() => undefined);
+      if (stop) {
+        // A screencast sends a frame when the page draws one: a still page gets its picture now.
+        void browser.screenshot(window).then((png) => frame('image/png', png), () => {});
+        return () => {
+          stopped = true;
+          clearTimeout(holding);
+          void stop();
+        };
+      }
+    }
+    const shoot = async () => {
+      if (stopped) return;
+      const png = await browser.screenshot(window).catch(() => undefined);
+      if (png) frame('image/png', png);
+      if (!stopped) timer = setTimeout(() => void shoot(), SCREENSHOT_INTERVAL_MS);
+    };
+    let timer: NodeJS.Timeout | undefined;
+    void shoot();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+      clearTimeout(holding);
+    };
+  }
+}

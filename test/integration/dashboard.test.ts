@@ -1,0 +1,136 @@
+// The dashboard (/ui), in a real browser (headless Chromium through puppeteer-core), as a person
+// sees it while sessions start, run and end: the login, a session with its URL and title, the
+// live view changing with the page, ending a session from the page, the queue's waiters, and no
+// sign of another principal's sessions (an admin sees them all).
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Client } from '../helpers/client.ts';
+import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';
+
+const TOKENS = { ops: 'ops-token-3c5e7a9b1d2f4680', alice: 'alice-token-8e6c4a2f0d9b7531', bob: 'bob-token-1f3d5b7a9c8e6420' };
+
+let gw: TestGateway;
+let pages: PageServer;
+let dir: string;
+let viewer: Browser;
+let alice: Client;
+let bob: Client;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'wdgate-dashboard-'));
+  writeFileSync(join(dir, 'tokens'), `ops ${TOKENS.ops} 5 admin\nalice ${TOKENS.alice} 5\nbob ${TOKENS.bob} 5\n`);
+  [gw, pages] = await Promise.all([startGateway(['--auth-token-file', join(dir, 'tokens'), '--require-auth-on-loopback'], { config: { maxSessions: 2 } }), startPageServer()]);
+  alice = gw.client.withToken(TOKENS.alice);
+  bob = gw.client.withToken(TOKENS.bob);
+  viewer = await puppeteer.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+});
+
+after(async () => {
+  await viewer?.close();
+  const pid = gw?.process.pid;
+  await gw?.stop();
+  await pages?.close();
+  rmSync(dir, { recursive: true, force: true });
+  if (pid) assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
+});
+
+/** The dashboard in a fresh browser context, logged in with the token through its form. */
+async function dashboardAs(token: string): Promise<Page> {
+  const context = await viewer.createBrowserContext();
+  const page = await context.newPage();
+  await page.setViewport({ width: 1400, height: 900 });
+  await page.goto(`${gw.url}/ui`);
+  await page.waitForSelector('#login:not([hidden])');
+  await page.type('#token', token);
+  await page.click('#login button');
+  await page.waitForSelector('#main:not([hidden])');
+  return page;
+}
+
+/** What a row of the sessions table shows. */
+function row(page: Page, id: string, cell: string): Promise<string | null> {
+  return page.$eval(`tr[data-session="${id}"] .${cell}`, (e) => e.textContent).catch(() => null);
+}
+
+test('log in with a token: an HttpOnly, SameSite=Strict cookie, never the token; a wrong token is refused', async () => {
+  const context = await viewer.createBrowserContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(`${gw.url}/ui`);
+    await page.waitForSelector('#login:not([hidden])');
+    await page.type('#token', 'not-a-token-of-anyone-at-all');
+    await page.click('#login button');
+    await page.waitForFunction(() => document.getElementById('login-error')!.textContent !== '');
+    assert.match(await page.$eval('#login-error', (e) => e.textContent!), /not valid/);
+    await page.type('#token', TOKENS.alice);
+    await page.click('#login button');
+    await page.waitForSelector('#main:not([hidden])');
+    const [cookie] = await context.cookies();
+    assert.equal(cookie?.name, 'wdgate_ui');
+    assert.equal(cookie?.httpOnly, true);
+    assert.equal(cookie?.sameSite, 'Strict');
+    assert.ok(!cookie?.value.includes(TOKENS.alice));
+    assert.match(await page.$eval('#who', (e) => e.textContent!), /^alice/);
+    assert.doesNotMatch(gw.output(), new RegExp(TOKENS.alice));
+  } finally {
+    await context.close();
+  }
+});
+
+test("a session appears with its URL and title; the live view follows its page; another principal's session is absent, an admin sees both", async () => {
+  const page = await dashboardAs(TOKENS.alice);
+  const hers = await alice.newSession();
+  const his = await bob.newSession();
+  try {
+    const first = pages.page('<body style="background: rgb(200, 30, 30)"><h1>first</h1></body>', 'dash first');
+    await hers.navigate(first);
+    await page.waitForFunction((id) => document.querySelector(`tr[data-session="${id}"] .title`)?.textContent === 'dash first', {}, hers.id);
+    assert.equal(await row(page, hers.id, 'url'), first);
+    assert.equal(await row(page, hers.id, 'principal'), 'alice');
+    assert.equal(await page.$(`tr[data-session="${his.id}"]`), null, "bob's session is not alice's to see");
+    assert.equal(await page.$$eval('#sessions tbody tr', (rows) => rows.length), 1);
+    // The live view: a picture of her page, and a new one once the page changes.
+    await page.click(`tr[data-session="${hers.id}"] .watch`);
+    await page.waitForFunction(() => document.getElementById('live')!.getAttribute('src')?.startsWith('data:image/'));
+    const before = await page.$eval('#live', (e) => e.getAttribute('src'));
+    await hers.navigate(pages.page('<body style="background: rgb(30, 30, 200)"><h1>second</h1></body>', 'dash second'));
+    await page.waitForFunction((src) => document.getElementById('live')!.getAttribute('src') !== src, { timeout: 15_000 }, before);
+    await page.waitForFunction((id) => document.querySelector(`tr[data-session="${id}"] .title`)?.textContent === 'dash second', {}, hers.id);
+    // The admin's dashboard lists both.
+    const admin = await dashboardAs(TOKENS.ops);
+    await admin.waitForFunction((a, b) => Boolean(document.querySelector(`tr[data-session="${a}"]`) && document.querySelector(`tr[data-session="${b}"]`)), {}, hers.id, his.id);
+    assert.match(await admin.$eval('#who', (e) => e.textContent!), /admin/);
+    await admin.browserContext().close();
+  } finally {
+    await page.browserContext().close();
+    await hers.end();
+    await his.end();
+  }
+});
+
+test('the queue shows a waiting New Session; ending a session from the page ends it, and the waiter gets its place', async () => {
+  const page = await dashboardAs(TOKENS.alice);
+  const sessions = [await alice.newSession(), await bob.newSession()]; // maxSessions 2: full
+  const waiting = alice.newSession();
+  try {
+    await page.waitForFunction(() => /1 waiting/.test(document.getElementById('queue')!.textContent!));
+    const mine = sessions[0]!;
+    await page.waitForSelector(`tr[data-session="${mine.id}"] .end`);
+    await page.click(`tr[data-session="${mine.id}"] .end`);
+    await page.waitForFunction((id) => !document.querySelector(`tr[data-session="${id}"]`), {}, mine.id);
+    const ended = await mine.fails('GET', '/title', undefined, 'invalid session id', 404);
+    assert.match(ended.message, /alice ended it from the dashboard/);
+    const third = await waiting;
+    await page.waitForFunction((id) => Boolean(document.querySelector(`tr[data-session="${id}"]`)), {}, third.id);
+    await page.waitForFunction(() => /0 waiting/.test(document.getElementById('queue')!.textContent!));
+    await third.end();
+  } finally {
+    await page.browserContext().close();
+    for (const s of sessions) await s.end().catch(() => {});
+  }
+});
