@@ -413,9 +413,11 @@ export interface DrivenBrowser {
 
   /** Base64 PNG of the viewport, or of `clip` (CSS pixels, relative to the viewport). */
   screenshot(handle: string, clip?: Rect): Promise<string>;
+  /** Every console message of any window of this context from now on (session recordings). */
+  onConsoleMessage?(listener: (entry: ConsoleEntry) => void): void;
   /**
-   * The engine's own screencast of the window (the dashboard's live view): frames as base64 JPEG,
-   * as the page changes. Resolves with how to stop it. Absent where the engine has none (the
+   * The engine's own screencast of the window (the dashboard's live view, recordings): frames as
+   * base64 JPEG, the page as it is first, then as it changes. Resolves with how to stop it. Absent where the engine has none (the
    * dashboard then takes screenshots).
    */
   screencast?(handle: string, onFrame: (jpeg: string) => void): Promise<() => Promise<void>>;
@@ -449,6 +451,17 @@ export interface DrivenBrowser {
    * handles the prompt (the promise it returns) lets them go on.
    */
   onUserPromptOpened(listener: (handle: string, prompt: UserPrompt) => Promise<void> | void): void;
+}
+
+/** A console message of a page (console.log and friends), as the engine reports it. */
+export interface ConsoleEntry {
+  /** The console method: log, info, warn, error, debug ... */
+  level: string;
+  text: string;
+  /** The window (handle) it came from. */
+  window?: string;
+  /** When it came (ms since the epoch). */
+  timestamp: number;
 }
 
 /** What the engine's BiDi session starts with. */

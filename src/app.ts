@@ -12,6 +12,8 @@ import type { AccessPolicy } from './server/security.ts';
 import { UiLogins } from './server/ui-logins.ts';
 import { startServer, uwsImplementation } from './server/http.ts';
 import { Gateway } from './webdriver/gateway.ts';
+import { RECORDINGS_DIR_PREFIX, Recordings } from './ops/recordings.ts';
+import { join } from 'node:path';
 
 export interface RunningGateway {
   port: number;
@@ -68,6 +70,14 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
   const pool = new Pool(environment, config.pool);
   warmDefault(pool, backends, environment);
   liveBackends.push(...backends);
+  // Recordings: in the configured directory, or in one of the gateway's own (gone with it, and
+  // swept at the next start if the gateway died).
+  await removeDeadGatewayDirs(config.tempDir, RECORDINGS_DIR_PREFIX);
+  const recordings = new Recordings(
+    { ...config.recordings, directory: config.recordings.directory ?? join(config.tempDir, `${RECORDINGS_DIR_PREFIX}${process.pid}`), own: config.recordings.directory === null },
+    log,
+  );
+  await recordings.removeLeftovers();
   const gateway = new Gateway({
     backends,
     environment,
@@ -77,6 +87,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     admission: { maxSessions: config.maxSessions, maxQueued: config.maxQueuedSessions, queueTimeout: config.sessionQueueTimeout },
     sessionIdleTimeout: config.sessionIdleTimeout,
     newSessionsPerSecond: config.newSessionsPerSecond,
+    recordings,
     log,
   });
   const logins = new UiLogins();

@@ -28,6 +28,8 @@ export interface Config {
   /** On SIGTERM, how long running sessions may go on before they are ended (ms). */
   shutdownGracePeriod: number;
   pool: PoolConfig;
+  /** Session recordings (wdgate:options recordVideo): where, kept how long, within what disk budget. */
+  recordings: { directory: string | null; retention: number; maxBytes: number; fps: number };
   logLevel: LogLevel;
   maxBodyBytes: number;
   /** Bytes a BiDi socket may have waiting for a slow client before it is closed. */
@@ -156,6 +158,18 @@ function pool(v: unknown, name: string): PoolConfig {
   };
 }
 
+function recordings(v: unknown, name: string): Config['recordings'] {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ConfigError(`${name} must be an object`);
+  const o = { ...defaults.recordings, ...(v as Record<string, unknown>) };
+  for (const key of Object.keys(o)) if (!Object.hasOwn(defaults.recordings, key)) throw new ConfigError(`unknown setting ${name}.${key}`);
+  return {
+    directory: nullable(str)(o.directory, `${name}.directory`) as string | null,
+    retention: int(0, 2 ** 31 - 1)(o.retention, `${name}.retention`) as number,
+    maxBytes: int(0, Number.MAX_SAFE_INTEGER)(o.maxBytes, `${name}.maxBytes`) as number,
+    fps: int(1, 30)(o.fps, `${name}.fps`) as number,
+  };
+}
+
 function routes(v: unknown, name: string): ConfiguredRoute[] {
   if (!Array.isArray(v)) throw new ConfigError(`${name} must be an array of {match, backend, upstream}`);
   return v.map((r, i) => {
@@ -221,6 +235,7 @@ const SCHEMA: Record<keyof Config, Check> = {
   sessionIdleTimeout: int(100, 2 ** 31 - 1),
   shutdownGracePeriod: int(0, 2 ** 31 - 1),
   pool,
+  recordings,
   logLevel: (v, name) => {
     if (!(LOG_LEVELS as readonly unknown[]).includes(v)) throw new ConfigError(`${name} must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(v)})`);
     return v;

@@ -13,6 +13,7 @@ import {
   type BidiEndpoint,
   type BrowsingContext,
   type CallOptions,
+  type ConsoleEntry,
   type CookieData,
   type DrivenBrowser,
   type KeyInputEvent,
@@ -42,7 +43,7 @@ const WAIT = { none: 'none', eager: 'interactive', normal: 'complete' } as const
 /** How long input waits for the page's next task (a navigation it started, a prompt's event). */
 const NEXT_TASK_BOUND_MS = 2_000;
 /** The events the classic primitives follow, for the session's user context. */
-const EVENTS = ['browsingContext', 'script.realmDestroyed'];
+const EVENTS = ['browsingContext', 'script.realmDestroyed', 'log.entryAdded'];
 
 /** A top-level window of the session: the prompt guard's page, and its loading. */
 interface Window {
@@ -67,6 +68,7 @@ export class FirefoxContext implements DrivenBrowser {
   readonly #scripts: FirefoxScripts;
   readonly #cookies: FirefoxCookies;
   readonly #downloads: FirefoxDownloads;
+  readonly #consoleListeners: ((entry: ConsoleEntry) => void)[] = [];
   #closed = false;
 
   private constructor(hub: BidiHub, channel: Channel, userContext: string, version: string, first: string) {
@@ -120,6 +122,7 @@ export class FirefoxContext implements DrivenBrowser {
     const params = raw as Record<string, unknown>;
     const context = params.context as string;
     if (method === 'script.realmDestroyed') return this.#scripts.forget(String(params.realm));
+    if (method === 'log.entryAdded') return this.#console(params);
     if (method === 'browsingContext.contextCreated') {
       if (params.parent === null) this.#window(context);
       return;
@@ -169,6 +172,18 @@ export class FirefoxContext implements DrivenBrowser {
         else this.#prompts.closed(window, params.accepted === true);
         break;
     }
+  }
+
+  /** A console message (BiDi log.entryAdded of type console) to the listeners. */
+  #console(params: Record<string, unknown>): void {
+    if (params.type !== 'console') return;
+    const source = params.source as { context?: string } | undefined;
+    const entry: ConsoleEntry = { level: String(params.method ?? params.level), text: String(params.text ?? ''), ...(source?.context && { window: this.#hub.topLevel(source.context) }), timestamp: Number(params.timestamp) || Date.now() };
+    for (const listener of this.#consoleListeners) listener(entry);
+  }
+
+  onConsoleMessage(listener: (entry: ConsoleEntry) => void): void {
+    this.#consoleListeners.push(listener);
   }
 
   #promptOpened(window: Window, params: Record<string, unknown>): void {

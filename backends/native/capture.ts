@@ -24,7 +24,8 @@ export async function screenshot(page: Page, clip?: Rect): Promise<string> {
 
 /**
  * Chromium's screencast of the page (CDP Page.startScreencast): each frame as base64 JPEG to
- * `onFrame`, acknowledged at once (Chromium sends the next only then). Resolves with the stop.
+ * `onFrame`, acknowledged at once (Chromium sends the next only then), the page as it is first.
+ * Resolves with the stop.
  */
 export async function screencast(page: Page, onFrame: (jpeg: string) => void): Promise<() => Promise<void>> {
   const client = cdp(page);
@@ -34,6 +35,9 @@ export async function screencast(page: Page, onFrame: (jpeg: string) => void): P
   };
   client.on('Page.screencastFrame', frame);
   await client.send('Page.startScreencast', { format: 'jpeg', quality: 60, maxWidth: 960, maxHeight: 720 });
+  // Chromium sends a frame when the page draws one: a still page gets its picture now.
+  const { data } = await client.send('Page.captureScreenshot', { format: 'jpeg', quality: 60, optimizeForSpeed: true });
+  onFrame(data);
   return async () => {
     client.off('Page.screencastFrame', frame);
     await client.send('Page.stopScreencast').catch(() => {});

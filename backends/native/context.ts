@@ -12,6 +12,7 @@ import {
   type AccessibleNode,
   type PrintOptions,
   type BrowsingContext,
+  type ConsoleEntry,
   type CallOptions,
   type CookieData,
   type BidiEndpoint,
@@ -91,6 +92,7 @@ export class NativeContext implements DrivenBrowser {
   readonly #context: BrowserContext;
   readonly #pages = new Map<string, Page>();
   readonly #tracking = new Map<string, Promise<Page | undefined>>();
+  readonly #consoleListeners: ((entry: ConsoleEntry) => void)[] = [];
   /** Windows minimized by Minimize Window (headless windows change state only through us). */
   readonly #minimized = new Set<string>();
   readonly #loadStates = new WeakMap<Page, LoadState>();
@@ -150,6 +152,9 @@ export class NativeContext implements DrivenBrowser {
         const page = await target.page();
         if (!page) return undefined;
         this.#pages.set(handle, page);
+        page.on('console', (message) => {
+          for (const listener of this.#consoleListeners) listener({ level: message.type(), text: message.text(), window: handle, timestamp: Date.now() });
+        });
         const load = watchLoading(page);
         this.#loadStates.set(page, load);
         followDialogs(this.#prompts, page, load);
@@ -477,6 +482,10 @@ export class NativeContext implements DrivenBrowser {
     // navigation): it is shown again first, as a user would before taking its picture.
     if (this.#minimized.delete(handle)) await this.#browser.setWindowBounds(await this.#windowId(handle), { windowState: 'normal' });
     return capture.screenshot(page, clip);
+  }
+
+  onConsoleMessage(listener: (entry: ConsoleEntry) => void): void {
+    this.#consoleListeners.push(listener);
   }
 
   async screencast(handle: string, onFrame: (jpeg: string) => void): Promise<() => Promise<void>> {

@@ -14,6 +14,7 @@ import {
   type AccessibleNode,
   type BrowsingContext,
   type CallOptions,
+  type ConsoleEntry,
   type CookieData,
   type DrivenBrowser,
   type KeyInputEvent,
@@ -63,6 +64,7 @@ export class PlaywrightContext implements DrivenBrowser {
   readonly #prompts = new PromptGuard<Page>();
   readonly #input: PlaywrightInput;
   readonly #pendingNavigations = new PendingNavigations();
+  readonly #consoleListeners: ((entry: ConsoleEntry) => void)[] = [];
   #nextId = 0;
   #closed = false;
   #downloads: string | undefined;
@@ -95,6 +97,9 @@ export class PlaywrightContext implements DrivenBrowser {
     if (this.#engine === 'chromium') void followMainFrameLoading(this.#context, page, this.#prompts).catch(() => {});
     this.#pendingNavigations.watch(page);
     page.on('dialog', (dialog) => this.#dialogOpened(page, handle, dialog));
+    page.on('console', (message) => {
+      for (const listener of this.#consoleListeners) listener({ level: message.type(), text: message.text(), window: handle, timestamp: Date.now() });
+    });
     page.on('download', (download) => {
       if (this.#downloads) void saveDownload(download, this.#downloads);
     });
@@ -115,6 +120,10 @@ export class PlaywrightContext implements DrivenBrowser {
       this.#prompts.closed(page, accept);
       return closed;
     });
+  }
+
+  onConsoleMessage(listener: (entry: ConsoleEntry) => void): void {
+    this.#consoleListeners.push(listener);
   }
 
   async saveDownloadsTo(directory: string): Promise<void> {

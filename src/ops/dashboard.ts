@@ -6,13 +6,12 @@
 import type { Principal } from '../server/auth.ts';
 import type { Gateway } from '../webdriver/gateway.ts';
 import type { AnySession } from '../webdriver/sessions.ts';
+import { watchPage } from './live.ts';
 
 /** A state snapshot is pushed this often to every open dashboard. */
 export const STATE_INTERVAL_MS = 1000;
 /** The live view sends at most this many frames per second. */
 const MAX_FRAMES_PER_SECOND = 3;
-/** Without the engine's screencast, a screenshot this often. */
-const SCREENSHOT_INTERVAL_MS = 1000;
 
 /** The page each driven session shows, read in the background while a dashboard is open. */
 interface PageInfo {
@@ -87,58 +86,9 @@ export class Dashboard {
     }
   }
 
-  /**
-   * Stream a session's page to `send` (base64 image and its type), at most a few frames a second:
-   * the engine's screencast where it has one, else screenshots. Resolves with the stop.
-   */
+  /** Stream a session's page to `send`, a few frames a second (./live.ts). Resolves with the stop. */
   async watch(session: AnySession, send: (frame: { type: 'frame'; session: string; mime: string; data: string }) => void): Promise<() => void> {
-    if (session.kind !== 'driven' || session.currentWindow === null) return () => {};
-    const { browser } = session;
-    const window = session.currentWindow;
-    let last = 0;
-    let stopped = false;
-    // Throttled, the newest frame wins: one that came too soon is sent once its turn comes.
-    let held: { mime: string; data: string } | undefined;
-    let holding: NodeJS.Timeout | undefined;
-    const frame = (mime: string, data: string) => {
-      if (stopped) return;
-      const wait = last + 1000 / MAX_FRAMES_PER_SECOND - Date.now();
-      if (wait > 0) {
-        held = { mime, data };
-        holding ??= setTimeout(() => {
-          holding = undefined;
-          if (held) frame(held.mime, held.data);
-        }, wait);
-        return;
-      }
-      held = undefined;
-      last = Date.now();
-      send({ type: 'frame', session: session.id, mime, data });
-    };
-    if (browser.screencast) {
-      const stop = await browser.screencast(window, (jpeg) => frame('image/jpeg', jpeg)).catch(() => undefined);
-      if (stop) {
-        // A screencast sends a frame when the page draws one: a still page gets its picture now.
-        void browser.screenshot(window).then((png) => frame('image/png', png), () => {});
-        return () => {
-          stopped = true;
-          clearTimeout(holding);
-          void stop();
-        };
-      }
-    }
-    const shoot = async () => {
-      if (stopped) return;
-      const png = await browser.screenshot(window).catch(() => undefined);
-      if (png) frame('image/png', png);
-      if (!stopped) timer = setTimeout(() => void shoot(), SCREENSHOT_INTERVAL_MS);
-    };
-    let timer: NodeJS.Timeout | undefined;
-    void shoot();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-      clearTimeout(holding);
-    };
+    if (session.kind !== 'driven') return () => {};
+    return watchPage(session, MAX_FRAMES_PER_SECOND, ({ mime, data }) => send({ type: 'frame', session: session.id, mime, data }));
   }
 }

@@ -352,7 +352,7 @@ function sendError(res: HttpResponse, state: ResponseState, e: WebDriverError): 
   send(res, state, status, body);
 }
 
-function send(res: HttpResponse, state: ResponseState, status: number, body: string, contentType = JSON_TYPE, headers?: Record<string, string>): void {
+function send(res: HttpResponse, state: ResponseState, status: number, body: string | Buffer, contentType = JSON_TYPE, headers?: Record<string, string>): void {
   if (state.aborted) return;
   state.aborted = true; // answered: never touch res again
   state.answered = true;

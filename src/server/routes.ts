@@ -26,6 +26,8 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/wdgate/admin/queue', command: 'adminQueue' },
   { method: 'POST', path: '/wdgate/admin/drain', command: 'adminDrain' },
   { method: 'POST', path: '/wdgate/admin/undrain', command: 'adminUndrain' },
+  { method: 'GET', path: '/wdgate/sessions/{sessionId}/video', command: 'getSessionVideo' },
+  { method: 'GET', path: '/wdgate/sessions/{sessionId}/log', command: 'getSessionLog' },
   { method: 'GET', path: `${S}/timeouts`, command: 'getTimeouts' },
   { method: 'POST', path: `${S}/timeouts`, command: 'setTimeouts' },
   { method: 'POST', path: `${S}/url`, command: 'navigateTo' },

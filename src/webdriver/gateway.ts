@@ -1,6 +1,7 @@
 // The W3C layer's entry point: find the command, the session, parse parameters, run the handler.
 // The HTTP edge calls `execute`; it never sees a session or a backend.
 import type { AnyBackend, BackendEnvironment } from '../../backends/backend.ts';
+import type { Recordings } from '../ops/recordings.ts';
 import type { Logger } from '../ops/log.ts';
 import { Metrics } from '../ops/metrics.ts';
 import type { Pool } from '../pool/pool.ts';
@@ -29,6 +30,8 @@ export interface GatewayOptions {
   sessionIdleTimeout: number;
   /** New Session requests one principal may make per second. */
   newSessionsPerSecond: number;
+  /** Session recordings (src/ops/recordings.ts). */
+  recordings: Recordings;
   log: Logger;
 }
 
@@ -52,6 +55,7 @@ export class Gateway {
   readonly pool: Pool;
   readonly admission: Admission;
   readonly newSessionRate: RateLimit;
+  readonly recordings: Recordings;
   /** Sessions per principal, those being created included (a principal's own maximum). */
   readonly #owned = new Map<string, number>();
   #closing = false;
@@ -66,6 +70,7 @@ export class Gateway {
     this.pool = options.pool;
     this.admission = new Admission(options.admission);
     this.newSessionRate = new RateLimit(options.newSessionsPerSecond);
+    this.recordings = options.recordings;
     this.log = options.log;
     this.sessions = new Sessions(options.log);
     this.sessions.reapIdle(options.sessionIdleTimeout);
@@ -206,5 +211,6 @@ export class Gateway {
     await this.pool.close();
     // Drivers and displays the pass-through backends started, once their sessions have ended.
     await Promise.all(this.backends.map((b) => (b.kind === 'pass-through' ? b.close() : undefined)));
+    await this.recordings.close();
   }
 }

@@ -11,9 +11,10 @@ export function base64Json(base64: string): JsonText {
   return new JsonText(`"${base64}"`);
 }
 
+/** A body that is not a W3C JSON answer (metrics text, a recording's video), sent as it is. */
 export class TextBody {
   constructor(
     readonly contentType: string,
-    readonly text: string,
+    readonly text: string | Buffer,
   ) {}
 }

@@ -94,6 +94,17 @@ export class Session {
     });
   }
 
+  /** What ends with the session before its context is given back (a recording, say). */
+  readonly finishers: (() => Promise<void>)[] = [];
+
+  /**
+   * The session ended: the engine's BiDi end closes (what the client left in a shared engine
+   * session goes) and the finishers run, before the context is given back. Never throws.
+   */
+  async finish(): Promise<void> {
+    await Promise.all([this.bidi?.close(), ...this.finishers.map((finish) => finish())].map((p) => Promise.resolve(p).catch(() => {})));
+  }
+
   /** Other sockets of the session (CDP): each closes when the session ends. */
   readonly sockets = new Set<() => void>();
 

@@ -77,8 +77,8 @@ export class Sessions {
     if (this.#endings.size > REMEMBERED_ENDINGS) this.#endings.delete(this.#endings.keys().next().value!);
     if (session.kind === 'driven') session.closeSockets();
     // The session's temporary files (uploads) go with it; shutdown waits for both.
-    // The engine's BiDi end first (what the client left in a shared engine session goes), then the context.
-    const released = session.kind === 'driven' && session.bidi ? session.bidi.close().then(() => session.release()) : session.release();
+    // What still uses the context first (the engine's BiDi end, a recording), then the context.
+    const released = session.kind === 'driven' ? session.finish().then(() => session.release()) : session.release();
     const closing = Promise.all([released, session.removeTemporaryFiles()]).then(() => {});
     this.#closing.add(closing);
     void closing.finally(() => this.#closing.delete(closing));

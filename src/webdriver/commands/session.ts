@@ -77,6 +77,8 @@ async function createSession(
   const { backend } = matched;
   const downloadsEnabled = capabilities['se:downloadsEnabled'];
   if (downloadsEnabled !== undefined && typeof downloadsEnabled !== 'boolean') throw error('invalid argument', 'se:downloadsEnabled must be a boolean');
+  const recordVideo = (capabilities['wdgate:options'] as Record<string, unknown> | undefined)?.recordVideo;
+  if (recordVideo !== undefined && typeof recordVideo !== 'boolean') throw error('invalid argument', 'wdgate:options.recordVideo must be a boolean');
   // BiDi (webSocketUrl): unless the backend scopes its BiDi end to the session, the engine's
   // BiDi end sees its whole browser, so the session gets a browser of its own (a pool key of its
   // own). A backend without BiDi answers no URL, and clients stay on classic WebDriver
@@ -117,6 +119,7 @@ async function createSession(
   gateway.sessions.add(session);
   browser.onDisconnected(() => void gateway.sessions.end(session, 'its browser went away (it crashed or was killed)'));
   if (downloadsEnabled) await keepDownloads(gateway, session);
+  if (recordVideo) await record(gateway, session);
   if (bidi) await openBidi(gateway, session, spec);
   return {
     sessionId: session.id,
@@ -137,8 +140,19 @@ async function createSession(
       ...(session.ownBrowser && browser.openCdp && { 'se:cdp': `${webSocketBase}/session/${session.id}/se/cdp`, 'se:cdpVersion': browser.browserVersion }),
       ...(downloadsEnabled !== undefined && { 'se:downloadsEnabled': downloadsEnabled }),
       ...spec.vendorCapabilities,
+      ...(recordVideo && { 'wdgate:options': { ...(spec.vendorCapabilities['wdgate:options'] as object), recordVideo } }),
     },
   };
+}
+
+/** wdgate:options recordVideo: the session is recorded until it ends (src/ops/recordings.ts). */
+async function record(gateway: Gateway, session: Session): Promise<void> {
+  try {
+    session.finishers.push(await gateway.recordings.start(session));
+  } catch (e) {
+    await gateway.sessions.end(session, 'its recording could not be started');
+    throw error('session not created', `wdgate:options.recordVideo: ${(e as Error).message}`);
+  }
 }
 
 /** The session's BiDi session in the engine, begun now so that its cost is New Session's. */
