@@ -35,7 +35,8 @@ export async function openMapper(browser: Browser, options: BidiOptions): Promis
     closed = true;
     server.close();
     for (const client of [browserClient, ...clients.values()]) client.close();
-    await browserSession.detach().catch(() => {});
+    // Not waited for: the session's browser (its own) ends next, which detaches it anyway.
+    void browserSession.detach().catch(() => {});
   };
   // The mapper's own session: the classic session handles user prompts (its prompt guard),
   // so the mapper leaves them to it and to the client's browsingContext.handleUserPrompt.

@@ -15,6 +15,12 @@ export interface Principal {
 /** A loopback client without a token (the default: wdgate serves loopback only): the machine's own user, an admin. */
 export const LOCAL: Principal = Object.freeze({ name: 'local', maxSessions: null, admin: true });
 
+/**
+ * A loopback client without a token where tokens are configured (and loopback needs none): the
+ * same principal, but no admin, or any process of the machine could end every token's sessions.
+ */
+export const LOCAL_WITH_TOKENS: Principal = Object.freeze({ name: 'local', maxSessions: null, admin: false });
+
 export interface TokenEntry extends Principal {
   token: string;
 }

@@ -3,7 +3,7 @@
 // a token is needed from anywhere else, and on loopback too if the operator says so); Host must
 // name this machine or an allowed name (DNS rebinding); no web page may call us (Origin) unless
 // allowed; and no POST a page could send cross-site without a preflight (Content-Type).
-import { LOCAL, type Principal, type Tokens } from './auth.ts';
+import { LOCAL, LOCAL_WITH_TOKENS, type Principal, type Tokens } from './auth.ts';
 
 export type Verdict =
   | { ok: true; principal: Principal }
@@ -112,5 +112,5 @@ export function checkRequest(request: RequestFacts, policy: AccessPolicy): Verdi
       message: `Content-Type ${type} is refused (a web page can send it cross-site without asking): send application/json`,
     };
   }
-  return { ok: true, principal: principal ?? LOCAL };
+  return { ok: true, principal: principal ?? (policy.tokens.configured ? LOCAL_WITH_TOKENS : LOCAL) };
 }

@@ -28,6 +28,9 @@ export interface SessionInit {
   release(): Promise<void>;
 }
 
+/** How long what ends with a session may take before its context is given back anyway. */
+const FINISH_BOUND_MS = 20_000;
+
 export class Session {
   readonly kind = 'driven' as const;
   readonly id: string;
@@ -102,7 +105,11 @@ export class Session {
    * session goes) and the finishers run, before the context is given back. Never throws.
    */
   async finish(): Promise<void> {
-    await Promise.all([this.bidi?.close(), ...this.finishers.map((finish) => finish())].map((p) => Promise.resolve(p).catch(() => {})));
+    const ending = Promise.all([this.bidi?.close(), ...this.finishers.map((finish) => finish())].map((p) => Promise.resolve(p).catch(() => {})));
+    // Bounded: the context is given back all the same (a recording's ffmpeg is stopped by its own bound).
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([ending, new Promise<void>((resolve) => (timer = setTimeout(resolve, FINISH_BOUND_MS)))]);
+    clearTimeout(timer);
   }
 
   /** Other sockets of the session (CDP): each closes when the session ends. */

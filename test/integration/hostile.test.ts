@@ -164,7 +164,9 @@ function prng(seed: number): () => number {
 }
 
 /** Commands that would end, leave or slow down the live session on purpose: sent to other ids only. */
-const NOT_ON_LIVE = new Set(['deleteSession', 'closeWindow', 'newWindow', 'setTimeouts', 'switchToWindow', 'performActions']);
+const NOT_ON_LIVE = new Set(['deleteSession', 'closeWindow', 'newWindow', 'setTimeouts', 'switchToWindow', 'performActions', 'adminEndSession']);
+/** What an admin does on purpose to every session (the local user is one here): not hostile input. */
+const ADMIN_ACTIONS = new Set(['adminEndAllSessions', 'adminDrain']);
 
 function fuzzCases(seed: number, count: number, liveId: string): { method: string; path: string; body?: Buffer | string; headers: Record<string, string> }[] {
   const random = prng(seed);
@@ -206,6 +208,7 @@ function fuzzCases(seed: number, count: number, liveId: string): { method: strin
     // Ending or leaving the live session on purpose is not hostile input: it is the test's witness.
     const target = matchRoute(method, path);
     if (path.includes(liveId) && target.kind === 'found' && NOT_ON_LIVE.has(target.route.command)) continue;
+    if (target.kind === 'found' && ADMIN_ACTIONS.has(target.route.command)) continue;
     const headers: Record<string, string> = { 'content-type': pick(['application/json', 'application/json; charset=utf-8', 'application/json;charset=latin1']) };
     const body = method === 'POST' || random() < 0.1 ? pick(bodies)() : undefined;
     cases.push({ method, path, body, headers });

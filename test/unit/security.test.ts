@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { UiLogins } from '../../src/server/ui-logins.ts';
 import { checkRequest, isLoopbackAddress, type AccessPolicy, type RequestFacts } from '../../src/server/security.ts';
-import { collectTokens, LOCAL, parseTokenFile, TokenFileError, Tokens } from '../../src/server/auth.ts';
+import { collectTokens, LOCAL, LOCAL_WITH_TOKENS, parseTokenFile, TokenFileError, Tokens } from '../../src/server/auth.ts';
 
 describe('isLoopbackAddress', () => {
   test('IPv4 loopback, IPv6 loopback in every spelling, IPv4-mapped loopback', () => {
@@ -125,7 +125,7 @@ describe('tokens', () => {
   });
 
   test('loopback needs no token unless the operator says so; a wrong token is refused even there', () => {
-    assert.deepEqual(check('127.0.0.1', 'localhost', '', {}, WITH_TOKENS), { ok: true, principal: LOCAL });
+    assert.deepEqual(check('127.0.0.1', 'localhost', '', {}, WITH_TOKENS), { ok: true, principal: LOCAL_WITH_TOKENS });
     assert.equal(check('127.0.0.1', 'localhost', '', { authorization: 'Bearer nope' }, WITH_TOKENS).ok, false);
     const strict = { ...WITH_TOKENS, requireAuthOnLoopback: true };
     assert.equal(check('127.0.0.1', 'localhost', '', {}, strict).ok, false);
@@ -197,5 +197,14 @@ describe('the dashboard', () => {
     assert.equal(check('10.0.0.2', '10.0.0.1', '', { cookie, authorization: 'Bearer wrong-token-of-nobody-at-all' }, policy).ok, false);
     logins.retain(new Set(['someone else']));
     assert.equal(check('10.0.0.2', '10.0.0.1', '', { cookie }, policy).ok, false);
+  });
+});
+
+describe('admin principals', () => {
+  test('the local user is an admin only while no tokens are configured; with tokens, a tokenless loopback client is not', () => {
+    const bare = check('127.0.0.1', '127.0.0.1:4444');
+    assert.ok(bare.ok && bare.principal.admin);
+    const withTokens = check('127.0.0.1', '127.0.0.1:4444', '', {}, WITH_TOKENS);
+    assert.ok(withTokens.ok && withTokens.principal.name === 'local' && !withTokens.principal.admin);
   });
 });
