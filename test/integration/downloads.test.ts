@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFile } from 'node:child_process';
 import { Builder } from 'selenium-webdriver';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import type { Session } from '../helpers/client.ts';
@@ -187,5 +188,46 @@ describe('with a real client', () => {
       await driver.quit();
       rmSync(target, { recursive: true, force: true });
     }
+  });
+
+  // Debian's python3-selenium is 4.8.3, from before the managed-download helpers (4.14): the test
+  // registers the commands as those helpers do (same names, same paths) and calls them through
+  // the client's own executor, then unpacks the archive as get_downloadable_files' sibling
+  // download_file does (base64 ZIP).
+  test("Python Selenium's client: the managed-download commands (get_downloadable_files, download_file, delete_downloadable_files)", { skip: !existsSync('/usr/bin/python3') && 'no /usr/bin/python3' }, async () => {
+    const script = `
+import base64, io, sys, time, zipfile
+from selenium import webdriver
+options = webdriver.ChromeOptions()
+options.set_capability('se:downloadsEnabled', True)
+driver = webdriver.Remote(command_executor=sys.argv[1], options=options)
+commands = driver.command_executor._commands
+commands['getDownloadableFiles'] = ('GET', '/session/$sessionId/se/files')
+commands['downloadFile'] = ('POST', '/session/$sessionId/se/files')
+commands['deleteDownloadableFiles'] = ('DELETE', '/session/$sessionId/se/files')
+try:
+    assert driver.capabilities['se:downloadsEnabled'] is True
+    driver.get(sys.argv[2])
+    driver.find_element('css selector', 'a').click()
+    for _ in range(200):
+        names = driver.execute('getDownloadableFiles')['value']['names']
+        if 'py.txt' in names:
+            break
+        time.sleep(0.05)
+    assert names == ['py.txt'], names
+    answer = driver.execute('downloadFile', {'name': 'py.txt'})['value']
+    archive = zipfile.ZipFile(io.BytesIO(base64.b64decode(answer['contents'])))
+    assert archive.read('py.txt') == b'from python', archive.namelist()
+    driver.execute('deleteDownloadableFiles')
+    assert driver.execute('getDownloadableFiles')['value']['names'] == []
+    print('python downloads ok')
+finally:
+    driver.quit()
+`;
+    const page = pages.page(`<a href="${pages.url}/download?name=py.txt&body=from%20python">get</a>`);
+    const out = await new Promise<string>((resolve, reject) => {
+      execFile('/usr/bin/python3', ['-c', script, gw.url, page], { timeout: 60_000 }, (e, stdout, stderr) => (e ? reject(new Error(`${e.message}\n${stdout}\n${stderr}`)) : resolve(stdout)));
+    });
+    assert.match(out, /python downloads ok/);
   });
 });
