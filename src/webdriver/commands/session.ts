@@ -137,7 +137,14 @@ async function createSession(
       // The gateway's own address, as the client reached it (never one behind the gateway).
       ...(bidi && { webSocketUrl: `${webSocketBase}/session/${session.id}` }),
       // CDP (Selenium's createCDPConnection, Grid's CDP proxy): only with a browser of its own.
-      ...(session.ownBrowser && browser.openCdp && { 'se:cdp': `${webSocketBase}/session/${session.id}/se/cdp`, 'se:cdpVersion': browser.browserVersion }),
+      // se:forwardCdp: where a Selenium Grid node relaying to the gateway connects its own CDP
+      // proxy for the session (Grid otherwise looks for a debuggerAddress, which there is none of).
+      ...(session.ownBrowser &&
+        browser.openCdp && {
+          'se:cdp': `${webSocketBase}/session/${session.id}/se/cdp`,
+          'se:cdpVersion': browser.browserVersion,
+          'se:forwardCdp': `${webSocketBase}/session/${session.id}/se/cdp`,
+        }),
       ...(downloadsEnabled !== undefined && { 'se:downloadsEnabled': downloadsEnabled }),
       ...spec.vendorCapabilities,
       ...(recordVideo && { 'wdgate:options': { ...(spec.vendorCapabilities['wdgate:options'] as object), recordVideo } }),
@@ -220,7 +227,7 @@ async function createPassThroughSession(
 }
 
 /** Capabilities that hold an address of the upstream's own, which clients must never get. */
-const UPSTREAM_ADDRESSES = ['webSocketUrl', 'se:cdp', 'se:cdpVersion', 'se:bidi', 'se:vnc', 'se:vncLocalAddress', 'se:noVncPort', 'se:gridWebSocketUrl', 'moz:debuggerAddress'];
+const UPSTREAM_ADDRESSES = ['webSocketUrl', 'se:cdp', 'se:cdpVersion', 'se:bidi', 'se:vnc', 'se:vncLocalAddress', 'se:noVncPort', 'se:gridWebSocketUrl', 'se:forwardCdp', 'moz:debuggerAddress'];
 
 function withoutUpstreamAddresses(caps: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
