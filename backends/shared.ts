@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { link, readdir, readFile, rm, unlink } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { InvalidCapabilityError, type CookieData } from './backend.ts';
+import { InvalidCapabilityError, type BackendEnvironment, type CookieData } from './backend.ts';
 
 /** A vendor options object of the capabilities (`goog:chromeOptions` ...); {} when absent. */
 export function vendorObject(caps: Record<string, unknown>, key: string): Record<string, unknown> {
@@ -33,6 +33,18 @@ export function allowedBinary(requested: unknown, allowed: { binary: string; all
     throw new InvalidCapabilityError(`browser binary ${JSON.stringify(binary)} is not allowed (allowed: ${[allowed.binary, ...allowed.allowedBinaries].join(', ')})`);
   }
   return binary;
+}
+
+/**
+ * Headless or not (the gateway's --headless, or a headless switch among the session's), and the
+ * session's other switches, once each and sorted (they are part of the pool key). A headful
+ * browser without a display is a mismatch, with the reason.
+ */
+export function headlessAndArgs(userArgs: string[], env: BackendEnvironment): { headless: boolean; args: string[] } | { reason: string } {
+  const headlessArg = /^--?headless(=|$)/;
+  const headless = env.headless || userArgs.some((a) => headlessArg.test(a));
+  if (!headless && !env.hasDisplay) return { reason: 'no display is available for a headful browser: start wdgate with --headless' };
+  return { headless, args: [...new Set(userArgs.filter((a) => !headlessArg.test(a)))].sort() };
 }
 
 const execFileAsync = promisify(execFile);

@@ -3,7 +3,7 @@
 // socket multiplexed on the same session (./hub.ts). Reached with browserName "firefox" and
 // wdgate:options.backend "native", or by route (Firefox sessions that ask for webSocketUrl).
 import { InvalidCapabilityError, type BackendEnvironment, type BrowserProcess, type LaunchSpec, type MatchResult } from '../backend.ts';
-import { allowedBinary, stringArray, vendorObject } from '../shared.ts';
+import { allowedBinary, headlessAndArgs, stringArray, vendorObject } from '../shared.ts';
 import { firefoxPrefs, refusedFirefoxArg } from './options.ts';
 import { FirefoxProcess } from './process.ts';
 
@@ -31,10 +31,9 @@ export function matchFirefox(caps: Record<string, unknown>, env: BackendEnvironm
     if (refused) throw new InvalidCapabilityError(refused);
   }
   const prefs = firefoxPrefs(moz.prefs);
-  const headlessArg = /^--?headless(=|$)/;
-  const headless = env.headless || userArgs.some((a) => headlessArg.test(a));
-  if (!headless && !env.hasDisplay) return { ok: false, reason: 'no display is available for a headful browser: start wdgate with --headless' };
-  const args = [...new Set(userArgs.filter((a) => !headlessArg.test(a)))].sort();
+  const display = headlessAndArgs(userArgs, env);
+  if ('reason' in display) return { ok: false, reason: display.reason };
+  const { headless, args } = display;
   const acceptInsecureCerts = caps.acceptInsecureCerts === true;
   const spec: FirefoxLaunchSpec = {
     backend: 'native',

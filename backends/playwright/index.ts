@@ -5,7 +5,7 @@
 import { chromium, firefox, type Browser } from 'playwright-core';
 import { InvalidCapabilityError, LaunchError, type Backend, type BackendEnvironment, type BrowserProcess, type DrivenBrowser, type LaunchSpec, type MatchResult } from '../backend.ts';
 import { refusedArg } from '../chromium-args.ts';
-import { allowedBinary, OWNER_VARIABLE, probeVersion, stringArray, sweepOwnedProcesses, vendorObject } from '../shared.ts';
+import { allowedBinary, headlessAndArgs, OWNER_VARIABLE, probeVersion, stringArray, sweepOwnedProcesses, vendorObject } from '../shared.ts';
 import { FIREFOX_PREFS, firefoxPrefs, refusedFirefoxArg } from '../firefox/options.ts';
 import { PlaywrightContext, type Engine } from './context.ts';
 
@@ -53,10 +53,9 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
         if (refused) throw new InvalidCapabilityError(refused);
       }
       const prefs = engine === 'firefox' ? firefoxPrefs(vendor.prefs) : {};
-      const headlessArg = /^--?headless(=|$)/;
-      const headless = env.headless || userArgs.some((a) => headlessArg.test(a));
-      if (!headless && !env.hasDisplay) return { ok: false, reason: 'no display is available for a headful browser: start wdgate with --headless' };
-      const args = [...new Set(userArgs.filter((a) => !headlessArg.test(a)))].sort();
+      const display = headlessAndArgs(userArgs, env);
+      if ('reason' in display) return { ok: false, reason: display.reason };
+      const { headless, args } = display;
       const acceptInsecureCerts = caps.acceptInsecureCerts === true;
       const spec: PlaywrightLaunchSpec = {
         backend: 'playwright',
