@@ -22,10 +22,11 @@ export interface RunningGateway {
   /** Stop listening and end every session (and its browser). */
   close(): Promise<void>;
   /**
-   * Take the principals' tokens from `config` (SIGHUP): sessions of a principal that is gone end,
-   * the others go on. A token file that cannot be used throws ConfigError and changes nothing.
+   * Take from `config` what can change while sessions run (SIGHUP): the principals' tokens
+   * (sessions of a principal that is gone end, the others go on), the Host and Origin allow-lists
+   * and the log level. A token file that cannot be used throws ConfigError and changes nothing.
    */
-  reloadTokens(config: Config): void;
+  reload(config: Config): void;
 }
 
 export async function startGateway(config: Config, log: Logger = createLogger(config.logLevel)): Promise<RunningGateway> {
@@ -132,16 +133,19 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
       })();
       return closing;
     },
-    reloadTokens(next: Config) {
+    reload(next: Config) {
       access.tokens = loadTokens(next);
       access.requireAuthOnLoopback = next.requireAuthOnLoopback;
+      access.allowHosts = next.allowHosts;
+      access.allowOrigins = next.allowOrigins;
+      log.level = next.logLevel;
       const names = access.tokens.names();
       // The local user stays a principal while loopback clients need no token.
       if (!access.tokens.configured || !access.requireAuthOnLoopback) names.add(LOCAL.name);
       logins.retain(names);
       const gone = gateway.sessions.all().filter((session) => !names.has(session.owner));
       for (const session of gone) void gateway.sessions.end(session, `the token of ${session.owner} was removed`);
-      log.info({ event: 'tokens reloaded', principals: names.size, sessionsEnded: gone.length });
+      log.info({ event: 'reloaded', principals: names.size, sessionsEnded: gone.length });
     },
   };
 }
@@ -221,7 +225,7 @@ export function installShutdown(running: RunningGateway, config: Config, reread:
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGHUP', () => {
     try {
-      running.reloadTokens(reread());
+      running.reload(reread());
     } catch (e) {
       gateway.log.error({ event: 'reload failed', reason: (e as Error).message }, `wdgate: SIGHUP: ${(e as Error).message}; the tokens stay as they were`);
     }

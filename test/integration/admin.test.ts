@@ -19,7 +19,8 @@ let alice: Client;
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'wdgate-admin-'));
   writeFileSync(join(dir, 'tokens'), `ops ${TOKENS.ops} 5 admin\nalice ${TOKENS.alice} 5\n`);
-  gw = await startGateway(['--auth-token-file', join(dir, 'tokens'), '--require-auth-on-loopback']);
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ allowOrigins: [] }));
+  gw = await startGateway(['--auth-token-file', join(dir, 'tokens'), '--require-auth-on-loopback', '--config', join(dir, 'config.json')]);
   ops = gw.client.withToken(TOKENS.ops);
   alice = gw.client.withToken(TOKENS.alice);
 });
@@ -119,8 +120,8 @@ describe('the admin API', () => {
   });
 });
 
-describe('SIGHUP reads the tokens again', () => {
-  test("a removed token's sessions end, saying why; the others go on; a new token works; a broken file changes nothing", async () => {
+describe('SIGHUP reads the tokens and the config again', () => {
+  test("a removed token's sessions end, saying why; the others go on; a new token works; the config's allow-lists change; a broken file changes nothing", async () => {
     const carol = gw.client.withToken('carol-token-7d3b1f9e5a2c4086');
     const hers = await alice.newSession();
     const mine = await ops.newSession();
@@ -133,6 +134,12 @@ describe('SIGHUP reads the tokens again', () => {
       assert.match(gw.output(), new RegExp(`"event":"session ended","sessionId":"${hers.id}","principal":"alice","reason":"the token of alice was removed"`));
       assert.equal((await alice.raw('GET', '/status')).status, 401, "the removed token opens nothing");
       assert.equal(typeof (await mine.get('/title')), 'string', 'the other sessions go on');
+      // The config file is read again too: an origin allowed now is served.
+      const fromDashboard = { headers: { Origin: 'https://ops.example' } };
+      assert.equal((await ops.raw('GET', '/status', undefined, fromDashboard)).status, 403);
+      writeFileSync(join(dir, 'config.json'), JSON.stringify({ allowOrigins: ['https://ops.example'] }));
+      gw.process.kill('SIGHUP');
+      await eventually(async () => (await ops.raw('GET', '/status', undefined, fromDashboard)).status === 200, 'the allowed origin was not taken');
       // A token file that cannot be used: logged, and the tokens stay as they were.
       writeFileSync(join(dir, 'tokens'), 'short\n');
       gw.process.kill('SIGHUP');
