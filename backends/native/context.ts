@@ -93,6 +93,8 @@ export class NativeContext implements DrivenBrowser {
   readonly #pages = new Map<string, Page>();
   readonly #tracking = new Map<string, Promise<Page | undefined>>();
   readonly #consoleListeners: ((entry: ConsoleEntry) => void)[] = [];
+  /** A mapper started with the context (prepareBidi), until a session takes it. */
+  #preparedBidi: { options: BidiOptions; mapper: Promise<BidiEndpoint> } | undefined;
   /** Windows minimized by Minimize Window (headless windows change state only through us). */
   readonly #minimized = new Set<string>();
   readonly #loadStates = new WeakMap<Page, LoadState>();
@@ -201,7 +203,21 @@ export class NativeContext implements DrivenBrowser {
     return endpoint;
   }
 
+  /** Start the BiDi mapper now, for the session this context will serve (a pool key of BiDi sessions). */
+  prepareBidi(options: BidiOptions): void {
+    const mapper = openMapper(this.#browser, options);
+    mapper.catch(() => {});
+    this.#preparedBidi = { options, mapper };
+    this.#unlisten.push(() => void mapper.then((endpoint) => endpoint.close(), () => {}));
+  }
+
   async openBidi(options: BidiOptions): Promise<BidiEndpoint> {
+    const prepared = this.#preparedBidi;
+    this.#preparedBidi = undefined;
+    if (prepared && prepared.options.acceptInsecureCerts === options.acceptInsecureCerts) {
+      const endpoint = await prepared.mapper.catch(() => undefined);
+      if (endpoint) return endpoint;
+    }
     const endpoint = await openMapper(this.#browser, options);
     this.#unlisten.push(() => void endpoint.close());
     return endpoint;

@@ -151,6 +151,8 @@ export async function createNativeBackend(options: NativeOptions): Promise<Backe
         acceptInsecureCerts: spec.acceptInsecureCerts,
         tempDir: env.tempDir,
         timeZone: env.defaultTimeZone,
+        // A key of BiDi sessions (a browser each): the mapper starts with each prepared context.
+        ...(launchSpec.ownBrowser && { bidi: { acceptInsecureCerts: spec.acceptInsecureCerts } }),
       });
     },
 
