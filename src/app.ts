@@ -139,10 +139,10 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
       access.allowHosts = next.allowHosts;
       access.allowOrigins = next.allowOrigins;
       log.level = next.logLevel;
-      const names = access.tokens.names();
+      const names = new Set(access.tokens.principals().map((p) => p.name));
       // The local user stays a principal while loopback clients need no token.
       if (!access.tokens.configured || !access.requireAuthOnLoopback) names.add(LOCAL.name);
-      logins.retain(names);
+      logins.retain(access.tokens.principals());
       const gone = gateway.sessions.all().filter((session) => !names.has(session.owner));
       for (const session of gone) void gateway.sessions.end(session, `the token of ${session.owner} was removed`);
       log.info({ event: 'reloaded', principals: names.size, sessionsEnded: gone.length });

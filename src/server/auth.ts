@@ -81,9 +81,9 @@ export class Tokens {
     return this.#entries.length > 0;
   }
 
-  /** The principals' names. */
-  names(): Set<string> {
-    return new Set(this.#entries.map((e) => e.principal.name));
+  /** The principals. */
+  principals(): Principal[] {
+    return this.#entries.map((e) => e.principal);
   }
 
   /**

@@ -28,8 +28,16 @@ export class UiLogins {
     return login.principal;
   }
 
-  /** Tokens were read again (SIGHUP): logins of principals that are gone end. */
-  retain(names: Set<string>): void {
-    for (const [value, login] of this.#logins) if (!names.has(login.principal.name)) this.#logins.delete(value);
+  /**
+   * Tokens were read again (SIGHUP): a login stands for its principal as it is now (its admin
+   * flag, its limit), and the logins of principals that are gone end.
+   */
+  retain(principals: Principal[]): void {
+    const byName = new Map(principals.map((p) => [p.name, p]));
+    for (const [value, login] of this.#logins) {
+      const now = byName.get(login.principal.name);
+      if (now) login.principal = now;
+      else this.#logins.delete(value);
+    }
   }
 }

@@ -195,7 +195,11 @@ describe('the dashboard', () => {
     assert.deepEqual(check('10.0.0.2', '10.0.0.1', '', { cookie: `theme=dark; ${cookie}` }, policy), { ok: true, principal });
     assert.equal(check('10.0.0.2', '10.0.0.1', '', { cookie: 'wdgate_ui=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, policy).ok, false);
     assert.equal(check('10.0.0.2', '10.0.0.1', '', { cookie, authorization: 'Bearer wrong-token-of-nobody-at-all' }, policy).ok, false);
-    logins.retain(new Set(['someone else']));
+    // Tokens read again: the login is its principal as it is now, or nobody once it is gone.
+    const promoted = { ...principal, admin: true };
+    logins.retain([promoted]);
+    assert.deepEqual(check('10.0.0.2', '10.0.0.1', '', { cookie }, policy), { ok: true, principal: promoted });
+    logins.retain([{ name: 'someone else', maxSessions: null, admin: false }]);
     assert.equal(check('10.0.0.2', '10.0.0.1', '', { cookie }, policy).ok, false);
   });
 });
