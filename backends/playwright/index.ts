@@ -2,10 +2,14 @@
 // drives Debian's Chromium, and Debian's firefox-esr over Playwright's WebDriver BiDi channel. No
 // browser is downloaded. Sessions reach it by route: `wdgate:options.backend: "playwright"`, or
 // browserName "firefox" (the default route).
+import { rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { chromium, firefox, type Browser } from 'playwright-core';
+import { DRIVER_DIR_PREFIX } from '../owned-process.ts';
 import { InvalidCapabilityError, LaunchError, type Backend, type BackendEnvironment, type BrowserProcess, type DrivenBrowser, type LaunchSpec, type MatchResult } from '../backend.ts';
 import { refusedArg } from '../chromium-args.ts';
-import { allowedBinary, headlessAndArgs, OWNER_VARIABLE, probeVersion, stringArray, sweepOwnedProcesses, vendorObject } from '../shared.ts';
+import { allowedBinary, headlessAndArgs, OWNER_VARIABLE, probeVersion, removeDeadGatewayDirs, stringArray, sweepOwnedProcesses, vendorObject } from '../shared.ts';
 import { FIREFOX_PREFS, firefoxPrefs, refusedFirefoxArg } from '../firefox/options.ts';
 import { PlaywrightContext, type Engine } from './context.ts';
 
@@ -85,6 +89,10 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
 
     async launch(launchSpec: LaunchSpec, env: BackendEnvironment): Promise<BrowserProcess> {
       const spec = launchSpec as PlaywrightLaunchSpec;
+      // The browser's own temporary files (Chromium's process-singleton socket directory, which
+      // it leaves when Playwright kills it) go in a directory of its own, removed with it.
+      const ownTemp = await mkdtemp(join(env.tempDir, `${DRIVER_DIR_PREFIX}${process.pid}-`));
+      liveTempDirs.add(ownTemp);
       const common = {
         executablePath: spec.binary,
         headless: spec.headless,
@@ -94,7 +102,7 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
         timeout: 30_000,
         // The remote backend's sweep finds what a dead gateway left by this mark.
         // No crash reporter helper: it would outlive the browser it watched for a moment.
-        env: { ...process.env, [OWNER_VARIABLE]: String(process.pid), MOZ_CRASHREPORTER_DISABLE: '1', ...(env.defaultTimeZone && { TZ: env.defaultTimeZone }) },
+        env: { ...process.env, TMPDIR: ownTemp, [OWNER_VARIABLE]: String(process.pid), MOZ_CRASHREPORTER_DISABLE: '1', ...(env.defaultTimeZone && { TZ: env.defaultTimeZone }) },
       };
       let browser: Browser;
       try {
@@ -109,18 +117,32 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
                 args: [...(process.getuid?.() === 0 ? ['--no-sandbox'] : []), '--disable-dev-shm-usage', '--disable-gpu', '--window-size=1280,800', ...spec.args],
               });
       } catch (e) {
+        await removeTempDir(ownTemp);
         throw new LaunchError(`could not start ${spec.binary} through Playwright: ${(e as Error).message.split('\n')[0]}`);
       }
-      return new PlaywrightProcess(browser, spec);
+      return new PlaywrightProcess(browser, spec, ownTemp);
     },
 
-    async sweep() {
+    async sweep(tempDir: string) {
       await sweepOwnedProcesses();
+      await removeDeadGatewayDirs(tempDir, DRIVER_DIR_PREFIX);
     },
 
-    // playwright-core kills the browsers it launched when this process exits.
-    killAllNow() {},
+    // playwright-core kills the browsers it launched when this process exits; their temporary
+    // directories go here (synchronously: this runs on exit).
+    killAllNow() {
+      for (const dir of liveTempDirs) rmSync(dir, { recursive: true, force: true });
+      liveTempDirs.clear();
+    },
   };
+}
+
+/** The temporary directories of the browsers Playwright runs for this gateway. */
+const liveTempDirs = new Set<string>();
+
+async function removeTempDir(dir: string): Promise<void> {
+  liveTempDirs.delete(dir);
+  await rm(dir, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
 }
 
 class PlaywrightProcess implements BrowserProcess {
@@ -128,11 +150,15 @@ class PlaywrightProcess implements BrowserProcess {
   readonly browserVersion: string;
   readonly #browser: Browser;
   readonly #spec: PlaywrightLaunchSpec;
+  readonly #tempDir: string;
   #closing: Promise<void> | undefined;
 
-  constructor(browser: Browser, spec: PlaywrightLaunchSpec) {
+  constructor(browser: Browser, spec: PlaywrightLaunchSpec, tempDir: string) {
     this.#browser = browser;
     this.#spec = spec;
+    this.#tempDir = tempDir;
+    // Gone however it ends (closed, crashed, killed): its temporary directory goes with it.
+    browser.on('disconnected', () => void removeTempDir(tempDir));
     this.browserName = spec.browserName;
     this.browserVersion = browser.version();
   }
@@ -157,8 +183,8 @@ class PlaywrightProcess implements BrowserProcess {
   }
 
   close(): Promise<void> {
-    // Playwright ends the browser process and waits for it.
-    this.#closing ??= Promise.race([this.#browser.close().catch(() => {}), new Promise<void>((r) => setTimeout(r, 10_000).unref())]);
+    // Playwright ends the browser process and waits for it; then what it left in its TMPDIR goes.
+    this.#closing ??= Promise.race([this.#browser.close().catch(() => {}), new Promise<void>((r) => setTimeout(r, 10_000).unref())]).then(() => removeTempDir(this.#tempDir));
     return this.#closing;
   }
 }
