@@ -5,8 +5,8 @@
 import { LOCAL, type Principal } from '../server/auth.ts';
 import { error, HttpRefusal } from '../webdriver/errors.ts';
 import { p } from '../webdriver/params.ts';
-import type { AnySession } from '../webdriver/sessions.ts';
 import { globalCommand, type CommandContext } from '../webdriver/commands/types.ts';
+import { describeSession } from './dashboard.ts';
 
 const STARTED = Date.now();
 
@@ -14,24 +14,6 @@ function admin(ctx: CommandContext): Principal {
   const principal = ctx.request.principal ?? LOCAL;
   if (!principal.admin) throw new HttpRefusal(403, `${principal.name} is not an admin principal (the admin API needs "admin" after its max-sessions in the token file)`);
   return principal;
-}
-
-/** What an operator sees of a session: who, what, how long, how busy. */
-function describeSession(session: AnySession, now = Date.now()) {
-  const driven = session.kind === 'driven';
-  return {
-    id: session.id,
-    principal: session.owner,
-    backend: driven ? String((session.capabilities['wdgate:options'] as { backend?: string } | undefined)?.backend ?? 'native') : 'remote',
-    ...(session.kind === 'pass-through' && { upstream: session.upstreamName }),
-    browserName: session.browserName,
-    browserVersion: driven ? session.browser.browserVersion : undefined,
-    createdAt: new Date(session.createdAt).toISOString(),
-    ageMs: now - session.createdAt,
-    idleMs: session.inFlight > 0 ? 0 : now - session.lastActivity,
-    commandsInFlight: session.inFlight,
-    bidi: driven && session.bidi !== undefined,
-  };
 }
 
 /** GET /wdgate/admin/sessions: every session of every principal. */

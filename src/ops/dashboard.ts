@@ -13,6 +13,24 @@ export const STATE_INTERVAL_MS = 1000;
 /** The live view sends at most this many frames per second. */
 const MAX_FRAMES_PER_SECOND = 3;
 
+/** What an operator sees of a session: who, what, how long, how busy. */
+export function describeSession(session: AnySession, now = Date.now()) {
+  const driven = session.kind === 'driven';
+  return {
+    id: session.id,
+    principal: session.owner,
+    backend: driven ? String((session.capabilities['wdgate:options'] as { backend?: string } | undefined)?.backend ?? 'native') : 'remote',
+    ...(session.kind === 'pass-through' && { upstream: session.upstreamName }),
+    browserName: session.browserName,
+    browserVersion: driven ? session.browser.browserVersion : undefined,
+    createdAt: new Date(session.createdAt).toISOString(),
+    ageMs: now - session.createdAt,
+    idleMs: session.inFlight > 0 ? 0 : now - session.lastActivity,
+    commandsInFlight: session.inFlight,
+    bidi: driven && session.bidi !== undefined,
+  };
+}
+
 /** The page each driven session shows, read in the background while a dashboard is open. */
 interface PageInfo {
   url: string;
@@ -45,19 +63,13 @@ export class Dashboard {
       queue: { queued: gateway.admission.queued, oldestQueuedMs: gateway.admission.oldestWait, active: gateway.sessions.size, max: gateway.maxSessions },
       pool: gateway.pool.stats(),
       sessions: this.visible(principal).map((session) => {
-        const driven = session.kind === 'driven';
         const page = this.#pages.get(session);
         return {
-          id: session.id,
-          principal: session.owner,
-          backend: driven ? String((session.capabilities['wdgate:options'] as { backend?: string } | undefined)?.backend ?? 'native') : `remote (${session.upstreamName})`,
-          browser: driven ? `${session.browserName} ${session.browser.browserVersion}` : session.browserName,
-          ageMs: now - session.createdAt,
-          idleMs: session.inFlight > 0 ? 0 : now - session.lastActivity,
+          ...describeSession(session, now),
           url: page?.url ?? '',
           title: page?.title ?? '',
-          commands: driven ? session.recentCommands.slice(-5).reverse() : [],
-          liveView: driven,
+          commands: session.kind === 'driven' ? session.recentCommands.slice(-5).reverse() : [],
+          liveView: session.kind === 'driven',
         };
       }),
     };
