@@ -5,6 +5,7 @@
 // Chromium's only, CDP and a browser per BiDi session, is declared in test/helpers/gaps.ts).
 import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { Builder } from 'selenium-webdriver';
 import chrome from 'selenium-webdriver/chrome.js';
@@ -113,7 +114,10 @@ describe('webSocketUrl sessions', () => {
       assert.equal(await s.get(`/element/${b}/text`), 'clicked');
       const doubled = await s.post('/execute/sync', { script: 'return arguments[0].id + arguments[1].id', args: [{ 'element-6066-11e4-a52e-4f735466cecf': p }, { 'element-6066-11e4-a52e-4f735466cecf': b }] });
       assert.equal(doubled, 'pb');
-      await s.fails('GET', `/element/${p.replace(/\d+$/, '999999')}/text`, undefined, 'no such element', 404);
+      // A well-formed id of no node: Chromium's name the document and count nodes; Firefox's are UUIDs.
+      const unknown = /^[0-9a-f]{8}-[0-9a-f]{4}-/.test(p) ? randomUUID() : p.replace(/\d+$/, '999999');
+      assert.notEqual(unknown, p);
+      await s.fails('GET', `/element/${unknown}/text`, undefined, 'no such element', 404);
       // The other way: an element found by a classic command, named in a BiDi command.
       const classic = await s.find('#p');
       const called = await socket.call('script.callFunction', {
