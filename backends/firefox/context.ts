@@ -28,7 +28,7 @@ import {
   type WindowType,
 } from '../backend.ts';
 import { PromptGuard } from '../prompt-guard.ts';
-import { afterNextTask, isPrintRefusal, WHEEL_SETTLED } from '../shared.ts';
+import { isPrintRefusal, WHEEL_SETTLED } from '../shared.ts';
 import { FirefoxCookies } from './cookies.ts';
 import { FirefoxDownloads } from './downloads.ts';
 import { BIDI_GAPS } from './gaps.ts';
@@ -52,6 +52,8 @@ interface Window {
   readonly touching: Set<number>;
   /** Prompts the gateway closed whose userPromptClosed event has not come yet. */
   closedByUs: number;
+  /** When the last input was sent (Date.now()): a beforeunload since then is the input's navigation. */
+  inputAt?: number;
   /** A navigation that failed: the URL it was for. */
   failed?: string;
 }
@@ -356,12 +358,26 @@ export class FirefoxContext implements DrivenBrowser {
     const window = this.#windows.get(handle);
     // The input closed its own window (a link to window.close()): nothing to wait for.
     if (strategy === 'none' || !window || !this.#windows.has(handle)) return;
-    // A navigation the last input started reaches its events within the page's next task.
-    await afterNextTask((expression) => this.#evaluate(window, expression), NEXT_TASK_BOUND_MS).catch((e) => {
+    // A navigation the last input started reaches its events within the page's next task, or
+    // (asking the page's beforeunload first) its prompt is about to open: on its way.
+    const unloading = await this.#afterNextTask(window).catch((e) => {
       if (e instanceof UserPromptOpenedError) throw e;
+      return false;
     });
+    if (unloading) window.loading.expect(NEXT_TASK_BOUND_MS);
     const settled = await this.#prompts.unblocked(window, true, async () => (await window.loading.until(strategy, timeoutMs)) || 'timeout');
     if (settled === 'timeout' && this.#windows.has(handle)) throw new NavigationTimeoutError(`navigation did not finish within ${timeoutMs} ms`);
+  }
+
+  /** The page ran its next task since the window's last input (at most NEXT_TASK_BOUND_MS): whether its beforeunload fired. */
+  async #afterNextTask(window: Window): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), NEXT_TASK_BOUND_MS)));
+    try {
+      return await Promise.race([this.#unblocked(window, () => this.#scripts.afterNextTask(window.handle, window.inputAt ?? Date.now())), bound]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async #evaluate(window: Window, expression: string): Promise<unknown> {
@@ -459,6 +475,7 @@ export class FirefoxContext implements DrivenBrowser {
 
   async #perform(handle: string, actions: Record<string, unknown>[]): Promise<void> {
     const window = this.#open(handle);
+    window.inputAt = Date.now();
     await this.#unblocked(window, () => this.#call('input.performActions', { context: handle, actions }));
   }
 

@@ -14,6 +14,8 @@ export class Loading {
   /** The main frame's latest navigation and how far it got; undefined: none on its way. */
   #current: Reached | 'unloading' | undefined;
   readonly #waiters = new Set<() => void>();
+  /** State changes so far: a timer acts only if none came after it was set. */
+  #changes = 0;
   readonly #starts = new Set<() => void>();
 
   started(): void {
@@ -42,17 +44,19 @@ export class Loading {
    * all (no such entry, the page refused) is over after `boundMs`.
    */
   expect(boundMs: number): void {
-    if (this.#current === undefined) this.#set('started');
-    const timer = setTimeout(() => this.#current === 'started' && this.#set(undefined), boundMs);
-    timer.unref();
+    if (this.#current !== undefined) return; // on its way already: its events say where it goes
+    this.#set('started');
+    this.#unless(boundMs);
   }
 
   /** A beforeunload prompt opened: call the answer with whether it was accepted. */
   unloading(): (accepted: boolean) => void {
     this.#set('unloading');
+    const since = this.#changes;
     return (accepted) => {
-      if (!accepted) return this.#current === 'unloading' && this.#set(undefined);
-      setTimeout(() => this.#current === 'unloading' && this.#set(undefined), UNLOAD_ACCEPTED_MS).unref();
+      if (this.#changes !== since) return; // the navigation is on its way (or settled) already
+      if (!accepted) return this.#set(undefined);
+      this.#unless(UNLOAD_ACCEPTED_MS);
     };
   }
 
@@ -77,7 +81,17 @@ export class Loading {
     });
   }
 
+  /**
+   * Settled after `ms` unless an event moved the state on before: a timer of an earlier
+   * expectation must not end a later navigation that is still on its way.
+   */
+  #unless(ms: number): void {
+    const since = this.#changes;
+    setTimeout(() => this.#changes === since && this.#set(undefined), ms).unref();
+  }
+
   #set(reached: Reached | 'unloading' | undefined): void {
+    this.#changes++;
     this.#current = reached === 'complete' ? undefined : reached;
     for (const waiter of [...this.#waiters]) waiter();
   }

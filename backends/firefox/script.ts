@@ -57,7 +57,8 @@ export class FirefoxScripts {
     let handle = installed.get(library);
     if (!handle) {
       handle = this.#call<ScriptResult>('script.callFunction', {
-        functionDeclaration: `function () { return (${library}); }`,
+        // With the library, a watch on the document's beforeunload (see afterNextTask).
+        functionDeclaration: `function () { const library = (${library}); let at = 0; addEventListener('beforeunload', () => { at = Date.now(); }, true); Object.defineProperty(library, 'wdgateBeforeUnloadAt', { value: () => at }); return library; }`,
         target: { realm },
         awaitPromise: false,
         resultOwnership: 'root',
@@ -70,6 +71,29 @@ export class FirefoxScripts {
       installed.set(library, handle);
     }
     return handle;
+  }
+
+  /**
+   * Once the page has run its next task after input: whether the document's beforeunload fired
+   * since `since` (Date.now() before the input). A link click fires it synchronously, opens its
+   * prompt and runs the page's tasks in the prompt's nested loop, so this answer can come before
+   * Firefox reports the prompt or the navigation: the backend must know one is on its way. Known
+   * only where a library is installed (any element command did); false elsewhere.
+   */
+  async afterNextTask(target: string, since: number): Promise<boolean> {
+    const realm = await this.#realm(target);
+    const installed = this.#libraries.get(realm)?.values().next().value;
+    const handle = installed ? await installed.catch(() => undefined) : undefined;
+    const reply = await this.#call<ScriptResult>('script.callFunction', {
+      // Date.now() in the page is coarsened (privacy.reduceTimerPrecision): a few ms of slack.
+      functionDeclaration: `function (since) { return new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = () => r(typeof this?.wdgateBeforeUnloadAt === 'function' && this.wdgateBeforeUnloadAt() >= since - 5); c.port2.postMessage(0); }); }`,
+      arguments: [{ type: 'number', value: since }],
+      ...(handle && { this: { handle } }),
+      target: { realm },
+      awaitPromise: true,
+      resultOwnership: 'none',
+    });
+    return reply.type === 'success' && reply.result?.type === 'boolean' && reply.result.value === true;
   }
 
   /** script.callFunction of `functionDeclaration` in the target's document, `this` the library when given. */
