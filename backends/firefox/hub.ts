@@ -3,7 +3,7 @@
 // life of the process and multiplexes it: each gateway session gets channels (its classic
 // commands' own, and its client's BiDi socket) scoped to its user contexts. Command ids are
 // remapped into one space, and events go only to the channel whose subscription covers them, for
-// its own contexts (./scope.ts decides what a client may touch).
+// its own contexts (./endpoint.ts decides what a client may touch).
 import WebSocket from 'ws';
 
 export type BidiMessage = Record<string, unknown>;
@@ -109,13 +109,17 @@ export class BidiHub {
   readonly #windowRealms = new Map<string, string>();
   #nextId = 0;
   #closed = false;
+  #acknowledging = false;
   readonly #gone: (() => void)[] = [];
   /** The session's capabilities, as Firefox answered session.new. */
   capabilities: BidiMessage = {};
 
   private constructor(socket: WebSocket) {
     this.#socket = socket;
-    socket.on('message', (data) => this.#receive(String(data)));
+    socket.on('message', (data) => {
+      this.#acknowledge();
+      this.#receive(String(data));
+    });
     socket.on('close', () => this.#lost());
     socket.on('error', () => this.#lost());
   }
@@ -209,6 +213,22 @@ export class BidiHub {
     await Promise.race([root.send('session.end', {}), new Promise((r) => setTimeout(r, 1000).unref())]);
     this.#closed = true;
     this.#socket.terminate();
+  }
+
+  /**
+   * Firefox's BiDi server writes without TCP_NODELAY: while one message of it is unacknowledged,
+   * Nagle holds the next, and Linux delays our ACK by up to 40 ms. A navigation sends several
+   * events in a row, so each waited that long (a navigation took ≈ 50 ms instead of ≈ 25). Any
+   * segment we send carries the ACK at once: an unsolicited pong (RFC 6455 §5.5.3: no answer
+   * expected), one per batch of messages read together.
+   */
+  #acknowledge(): void {
+    if (this.#acknowledging) return;
+    this.#acknowledging = true;
+    setImmediate(() => {
+      this.#acknowledging = false;
+      if (!this.#closed && this.#socket.readyState === WebSocket.OPEN) this.#socket.pong();
+    });
   }
 
   #receive(text: string): void {
