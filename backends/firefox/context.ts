@@ -190,8 +190,7 @@ export class FirefoxContext implements DrivenBrowser {
 
   #promptOpened(window: Window, params: Record<string, unknown>): void {
     const type = params.type as UserPrompt['type'];
-    // A beforeunload prompt shows the browser's own words, never the page's: it has no message.
-    const prompt: UserPrompt = { type, message: type === 'beforeunload' ? '' : String(params.message ?? ''), defaultValue: String(params.defaultValue ?? '') };
+    const prompt: UserPrompt = { type, message: String(params.message ?? ''), defaultValue: String(params.defaultValue ?? '') };
     const unloaded = prompt.type === 'beforeunload' ? window.loading.unloading() : undefined;
     this.#prompts.opened(window, window.handle, prompt, async (accept, userText) => {
       const answer = await this.#channel.send('browsingContext.handleUserPrompt', { context: window.handle, accept, ...(userText !== undefined && prompt.type === 'prompt' && { userText }) });

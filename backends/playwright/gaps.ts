@@ -20,7 +20,7 @@ export const FIREFOX_GAPS = {
   dragAndDrop: 'mouse input through Playwright does not start an HTML5 drag session in Firefox',
   hover: ENGINE_GAPS.hover,
   focus: ENGINE_GAPS.focus,
-  beforeUnload: 'Firefox shows its own beforeunload text, and Refresh after a refused unload fails ("Navigation failed")',
+  beforeUnload: 'Refresh after an unload the page refused fails ("Navigation failed")',
   cookies: ENGINE_GAPS.cookies,
   print: ENGINE_GAPS.print,
   releaseAfterPrompt: ENGINE_GAPS.releaseAfterPrompt,

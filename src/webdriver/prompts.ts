@@ -55,9 +55,12 @@ function promptType(prompt: UserPrompt): PromptType {
   return prompt.type === 'beforeunload' ? 'beforeUnload' : prompt.type;
 }
 
-/** Spec "user prompt message": null when empty. */
+/**
+ * Spec "user prompt message": null when empty. A beforeunload prompt has none: the browser shows
+ * words of its own, never the page's (Chromium reports none, Firefox its own text).
+ */
 export function promptMessage(prompt: UserPrompt): string | null {
-  return prompt.message === '' ? null : prompt.message;
+  return prompt.type === 'beforeunload' || prompt.message === '' ? null : prompt.message;
 }
 
 /** Text given by Send Alert Text, per open prompt: what accepting it answers. */
