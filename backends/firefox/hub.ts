@@ -8,6 +8,9 @@ import WebSocket from 'ws';
 
 export type BidiMessage = Record<string, unknown>;
 
+/** How long an answer of Firefox waits for our next command to carry its ACK before a pong does. */
+const ACK_AFTER_ANSWER_MS = 2;
+
 /** A BiDi error answer, as an exception of the gateway's own calls. */
 export class BidiError extends Error {
   constructor(
@@ -109,17 +112,18 @@ export class BidiHub {
   readonly #windowRealms = new Map<string, string>();
   #nextId = 0;
   #closed = false;
-  #acknowledging = false;
+  /** A pong on its way: at once ('now'), or a timer after an answer. */
+  #acknowledging: 'now' | NodeJS.Timeout | undefined;
+  /** Commands sent so far, and when the last message came: one sent after it carried its ACK. */
+  #sent = 0;
+  #sentAtReceipt = 0;
   readonly #gone: (() => void)[] = [];
   /** The session's capabilities, as Firefox answered session.new. */
   capabilities: BidiMessage = {};
 
   private constructor(socket: WebSocket) {
     this.#socket = socket;
-    socket.on('message', (data) => {
-      this.#acknowledge();
-      this.#receive(String(data));
-    });
+    socket.on('message', (data) => this.#receive(String(data)));
     socket.on('close', () => this.#lost());
     socket.on('error', () => this.#lost());
   }
@@ -170,6 +174,7 @@ export class BidiHub {
     const id = ++this.#nextId;
     return new Promise((reply) => {
       this.#pending.set(id, { channel, reply });
+      this.#sent++;
       this.#socket.send(JSON.stringify({ id, method, params }));
     });
   }
@@ -219,17 +224,28 @@ export class BidiHub {
    * Firefox's BiDi server writes without TCP_NODELAY: while one message of it is unacknowledged,
    * Nagle holds the next, and Linux delays our ACK by up to 40 ms. A navigation sends several
    * events in a row, so each waited that long (a navigation took ≈ 50 ms instead of ≈ 25). Any
-   * segment we send carries the ACK at once: an unsolicited pong (RFC 6455 §5.5.3: no answer
-   * expected), one per batch of messages read together.
+   * segment we send carries the ACK: a command does, else an unsolicited pong (RFC 6455 §5.5.3:
+   * no answer expected). After events at once (more tend to follow); after an answer only if no
+   * command went out within ACK_AFTER_ANSWER_MS: a client's next command usually comes sooner,
+   * and a pong per answer would be one more write per message.
    */
-  #acknowledge(): void {
-    if (this.#acknowledging) return;
-    this.#acknowledging = true;
-    setImmediate(() => {
-      this.#acknowledging = false;
-      if (!this.#closed && this.#socket.readyState === WebSocket.OPEN) this.#socket.pong();
-    });
+  #acknowledge(event: boolean): void {
+    this.#sentAtReceipt = this.#sent;
+    if (event) {
+      if (this.#acknowledging === 'now') return;
+      clearTimeout(this.#acknowledging);
+      this.#acknowledging = 'now';
+      setImmediate(this.#pong);
+    } else if (this.#acknowledging === undefined) {
+      this.#acknowledging = setTimeout(this.#pong, ACK_AFTER_ANSWER_MS).unref();
+    }
   }
+
+  /** A pong, unless a command went out since the last message came (it carried the ACK). */
+  readonly #pong = () => {
+    this.#acknowledging = undefined;
+    if (this.#sent === this.#sentAtReceipt && !this.#closed && this.#socket.readyState === WebSocket.OPEN) this.#socket.pong();
+  };
 
   #receive(text: string): void {
     let message: BidiMessage;
@@ -238,6 +254,7 @@ export class BidiHub {
     } catch {
       return;
     }
+    this.#acknowledge(message.type === 'event');
     if (message.type === 'event') return this.#event(message);
     const pending = typeof message.id === 'number' ? this.#pending.get(message.id) : undefined;
     if (!pending) return;
