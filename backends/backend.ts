@@ -470,8 +470,15 @@ export interface BidiOptions {
 }
 
 /**
+ * A message may carry its JSON text, as the client gets it, under this key (an engine's large
+ * answer passed through without being parsed and written again): the front end writes that text.
+ */
+export const SERIALIZED: unique symbol = Symbol('wdgate.serialized');
+
+/**
  * The engine's end of one WebDriver BiDi session, already begun (its session.new is done): BiDi
- * command messages in, answers and events out, as JSON objects.
+ * command messages in, answers and events out, as JSON objects (with `id` and `type` always, and
+ * the rest possibly only as SERIALIZED text).
  */
 export interface BidiEndpoint {
   /** A command `{id, method, params}`; its answer comes to the listener with the same id. */

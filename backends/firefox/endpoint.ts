@@ -5,7 +5,7 @@
 // realms or user contexts are filtered. What it subscribed to, added and intercepted goes when
 // it goes; the Firefox session stays for the next client.
 import type { BidiEndpoint } from '../backend.ts';
-import type { BidiMessage, Channel } from './hub.ts';
+import { answerWithId, type BidiMessage, type Channel } from './hub.ts';
 
 type Params = Record<string, unknown>;
 
@@ -26,6 +26,10 @@ const OWN_CLEANUP: Record<string, (channel: Channel, id: string) => Promise<unkn
   'network.addDataCollector': (channel, collector) => channel.send('network.removeDataCollector', { collector }),
 };
 
+/** Commands whose answers #track reads, and whose answers #filter narrows (keep with them). */
+const TRACKED = new Set(['browser.createUserContext', 'browser.removeUserContext']);
+const FILTERED = new Set(['browsingContext.getTree', 'browser.getUserContexts', 'script.getRealms', 'browser.getClientWindows']);
+
 export class FirefoxBidiEndpoint implements BidiEndpoint {
   readonly #channel: Channel;
   /** The user context the session was opened with (where its windows are created by default). */
@@ -45,7 +49,7 @@ export class FirefoxBidiEndpoint implements BidiEndpoint {
   }
 
   send(command: { id: number; method: string; params: Params }): void {
-    void this.#run(command).then((answer) => this.#listener({ ...answer, id: command.id }));
+    void this.#run(command).then((answer) => this.#listener(answerWithId(answer, command.id)));
   }
 
   async #run({ method, params }: { id: number; method: string; params: Params }): Promise<BidiMessage> {
@@ -53,8 +57,10 @@ export class FirefoxBidiEndpoint implements BidiEndpoint {
       const scoped = this.#scope(method, params);
       if (method === 'session.subscribe') return { type: 'success', result: await this.#subscribe(scoped) };
       if (method === 'session.unsubscribe') return await this.#unsubscribe(scoped);
-      const answer = await this.#channel.send(method, scoped);
-      if (answer.type !== 'success') return answer;
+      // An answer that is neither filtered nor tracked here goes on as Firefox wrote it.
+      const passThrough = !(method in OWN_CLEANUP) && !TRACKED.has(method) && !FILTERED.has(method);
+      const answer = await this.#channel.send(method, scoped, passThrough);
+      if (answer.type !== 'success' || passThrough) return answer;
       const result = (answer.result ?? {}) as Params;
       this.#track(method, result, params);
       return { type: 'success', result: this.#filter(method, result) };

@@ -5,8 +5,24 @@
 // remapped into one space, and events go only to the channel whose subscription covers them, for
 // its own contexts (./endpoint.ts decides what a client may touch).
 import WebSocket from 'ws';
+import { SERIALIZED } from '../backend.ts';
 
 export type BidiMessage = Record<string, unknown>;
+
+/** Answers at least this long may pass through unparsed; smaller ones cost little to parse. */
+const PASS_THROUGH_MIN_CHARS = 16 * 1024;
+/** The start of a success answer as Firefox writes it: its id. */
+const ANSWER_HEAD = /^\{"type":"success","id":(\d+),"result":/;
+
+/**
+ * An answer for the client whose command had `id`: a serialized one gets the id in its text
+ * (Firefox's text carries the hub's id), a parsed one as a field.
+ */
+export function answerWithId(answer: BidiMessage, id: number): BidiMessage {
+  const text = (answer as { [SERIALIZED]?: string })[SERIALIZED];
+  if (text === undefined) return { ...answer, id };
+  return { type: answer.type, id, [SERIALIZED]: text.replace(/^\{"type":"success","id":\d+,/, `{"type":"success","id":${id},`) };
+}
 
 /** How long an answer of Firefox waits for our next command to carry its ACK before a pong does. */
 const ACK_AFTER_ANSWER_MS = 2;
@@ -29,7 +45,8 @@ interface Subscription {
   contexts?: string[];
 }
 
-type Pending = { channel: Channel; reply: (message: BidiMessage) => void };
+/** `passThrough`: a large success answer may come back unparsed (SERIALIZED, see serializedAnswer). */
+type Pending = { channel: Channel; reply: (message: BidiMessage) => void; passThrough: boolean };
 
 export class Channel {
   /** The user contexts this channel may see and touch. */
@@ -45,9 +62,12 @@ export class Channel {
     this.userContexts = new Set(userContexts);
   }
 
-  /** Send a command; its answer (success or error) as the engine gives it. */
-  send(method: string, params: Record<string, unknown>): Promise<BidiMessage> {
-    return this.hub.send(this, method, params);
+  /**
+   * Send a command; its answer (success or error) as the engine gives it. `passThrough`: the
+   * caller needs no more than the answer's text (a large one may come unparsed, SERIALIZED).
+   */
+  send(method: string, params: Record<string, unknown>, passThrough = false): Promise<BidiMessage> {
+    return this.hub.send(this, method, params, passThrough);
   }
 
   /** Send a command; its result, or a BidiError. */
@@ -169,11 +189,11 @@ export class BidiHub {
     this.#channels.delete(channel);
   }
 
-  send(channel: Channel, method: string, params: Record<string, unknown>): Promise<BidiMessage> {
+  send(channel: Channel, method: string, params: Record<string, unknown>, passThrough = false): Promise<BidiMessage> {
     if (this.#closed) return Promise.resolve({ type: 'error', error: 'unknown error', message: 'the browser is gone' });
     const id = ++this.#nextId;
     return new Promise((reply) => {
-      this.#pending.set(id, { channel, reply });
+      this.#pending.set(id, { channel, reply, passThrough });
       this.#sent++;
       this.#socket.send(JSON.stringify({ id, method, params }));
     });
@@ -248,6 +268,14 @@ export class BidiHub {
   };
 
   #receive(text: string): void {
+    // A large answer whose caller only passes it on (a screenshot, say) is not parsed here.
+    const head = text.length >= PASS_THROUGH_MIN_CHARS ? ANSWER_HEAD.exec(text.slice(0, 64)) : null;
+    const waiting = head ? this.#pending.get(Number(head[1])) : undefined;
+    if (waiting?.passThrough) {
+      this.#acknowledge(false);
+      this.#pending.delete(Number(head![1]));
+      return waiting.reply({ type: 'success', id: Number(head![1]), [SERIALIZED]: text });
+    }
     let message: BidiMessage;
     try {
       message = JSON.parse(text) as BidiMessage;

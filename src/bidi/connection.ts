@@ -2,7 +2,7 @@
 // message is a command `{id, method, params}`, checked here before the engine sees it; answers
 // and events go back as text. The gateway answers what concerns the session itself (session.new,
 // session.status, session.end, browser.close); everything else goes to the engine's end.
-import type { BidiEndpoint } from '../../backends/backend.ts';
+import { SERIALIZED, type BidiEndpoint } from '../../backends/backend.ts';
 
 /** The BiDi error codes this layer answers itself. */
 type BidiErrorCode = 'invalid argument' | 'invalid session id' | 'session not created' | 'unknown error' | 'unsupported operation';
@@ -57,7 +57,8 @@ export class BidiConnection {
     }
     if (!this.#open) return;
     this.#host.activity('out');
-    this.#host.write(JSON.stringify(message));
+    const serialized = (message as { [SERIALIZED]?: string })[SERIALIZED];
+    this.#host.write(serialized ?? JSON.stringify(message));
   }
 
   /** The session ended: close the socket. */

@@ -102,6 +102,32 @@ describe('webSocketUrl sessions', () => {
     }
   });
 
+  test('a large answer (a screenshot) comes whole and in turn, with its own id, between small ones', async () => {
+    const { s, socket } = await bidiSession();
+    try {
+      const context = await s.get('/window');
+      // Noise in colour: a PNG of some hundreds of KB, which no compression makes small.
+      const noise = `<canvas id="c" width="600" height="400"></canvas><script>const x = document.getElementById('c').getContext('2d'); const d = x.createImageData(600, 400); for (let i = 0; i < d.data.length; i++) d.data[i] = i % 4 === 3 ? 255 : Math.random() * 256; x.putImageData(d, 0, 0);</script>`;
+      await socket.call('browsingContext.navigate', { context, url: pages.page(noise, 'noise'), wait: 'complete' });
+      const [before, shot, after] = await Promise.all([
+        socket.command('script.evaluate', { expression: '1 + 1', target: { context }, awaitPromise: false }),
+        socket.command('browsingContext.captureScreenshot', { context }),
+        socket.command('script.evaluate', { expression: 'document.title', target: { context }, awaitPromise: false }),
+      ]);
+      assert.deepEqual(before.result.result, { type: 'number', value: 2 });
+      assert.deepEqual(after.result.result, { type: 'string', value: 'noise' });
+      assert.equal(shot.type, 'success');
+      const png = Buffer.from(shot.result.data, 'base64');
+      assert.ok(png.length > 100_000, `a screenshot of noise is large (${png.length} bytes)`);
+      assert.equal(png.subarray(1, 4).toString(), 'PNG');
+      const viewport = await s.execute('return [innerWidth, innerHeight]');
+      assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], viewport, 'the whole viewport, as IHDR says');
+    } finally {
+      socket.close();
+      await s.end();
+    }
+  });
+
   test('a node found over BiDi is an element for classic commands, and a classic reference names its node in BiDi commands', async () => {
     const { s, socket } = await bidiSession();
     try {
