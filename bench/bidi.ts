@@ -60,8 +60,11 @@ async function messages(socket: BidiSocket, context: string, pageUrl: string, it
   }
 }
 
-/** The same messages on Firefox's own BiDi socket, nothing between: a firefox-esr started here, then ended. */
-export async function measureFirefoxDirect(binary: string, pageUrl: string, iterations: number): Promise<BidiSamples> {
+/**
+ * The same messages on Firefox's own BiDi socket, nothing between: a firefox-esr started here,
+ * then ended. `events`: subscribed first (what a client such as WebdriverIO subscribes to).
+ */
+export async function measureFirefoxDirect(binary: string, pageUrl: string, iterations: number, events: string[] = []): Promise<BidiSamples> {
   const result: BidiSamples = { newSession: [], samples: new Map() };
   const profile = await mkdtemp(join(tmpdir(), 'wdgate-bench-firefox-'));
   const child = spawn(binary, ['--headless', '--no-remote', '--profile', profile, '--remote-debugging-port=0', 'about:blank'], {
@@ -81,6 +84,7 @@ export async function measureFirefoxDirect(binary: string, pageUrl: string, iter
     });
     const socket = await BidiSocket.open(`${url}/session`);
     await socket.call('session.new', { capabilities: {} });
+    if (events.length) await socket.call('session.subscribe', { events });
     const { contexts } = await socket.call('browsingContext.getTree');
     await messages(socket, contexts[0].context, `${pageUrl}?direct`, iterations, (name, ms) => {
       const list = result.samples.get(name) ?? [];
