@@ -5,9 +5,10 @@
 // each side started, as PSS). Prints a markdown table and writes it to bench/results.md.
 // Usage: npm run bench [-- --iterations 30 --concurrent 10]
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
 import { createServer as createNetServer } from 'node:net';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startGateway, type TestGateway } from '../test/helpers/gateway.ts';
 import { Client, ELEMENT } from '../test/helpers/client.ts';
@@ -56,14 +57,21 @@ interface Server {
 
 async function startChromedriver(): Promise<Server> {
   const port = await freePort();
-  const child: ChildProcess = spawn('/usr/bin/chromedriver', [`--port=${port}`], { stdio: 'ignore' });
+  // A TMPDIR of its own: the Chromiums it starts leave their process-singleton directory there.
+  const ownTemp = mkdtempSync(join(tmpdir(), 'wdgate-bench-chromedriver-'));
+  const child: ChildProcess = spawn('/usr/bin/chromedriver', [`--port=${port}`], { stdio: 'ignore', env: { ...process.env, TMPDIR: ownTemp } });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 200; i++) {
     if (await fetch(`${url}/status`).then((r) => r.ok, () => false)) break;
     await new Promise((r) => setTimeout(r, 50));
   }
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  return { client: new Client(url), pid: child.pid!, ready: async () => {}, stop: async () => (child.kill('SIGTERM'), exited) };
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await exited;
+    rmSync(ownTemp, { recursive: true, force: true });
+  };
+  return { client: new Client(url), pid: child.pid!, ready: async () => {}, stop };
 }
 
 /** `warm`: its default key keeps a context prepared, and New Session is timed once one is. */
