@@ -4,8 +4,10 @@
 // commands' own, and its client's BiDi socket) scoped to its user contexts. Command ids are
 // remapped into one space, and events go only to the channel whose subscription covers them, for
 // its own contexts (./endpoint.ts decides what a client may touch).
+import type { Socket } from 'node:net';
 import WebSocket from 'ws';
 import { SERIALIZED } from '../backend.ts';
+import { FrameBoundaries } from './frames.ts';
 
 export type BidiMessage = Record<string, unknown>;
 
@@ -141,8 +143,12 @@ export class BidiHub {
   /** The session's capabilities, as Firefox answered session.new. */
   capabilities: BidiMessage = {};
 
-  private constructor(socket: WebSocket) {
+  private constructor(socket: WebSocket, stream: Socket) {
     this.#socket = socket;
+    const frames = new FrameBoundaries();
+    stream.on('data', (chunk: Buffer) => {
+      if (frames.push(chunk)) this.#pongNow();
+    });
     socket.on('message', (data) => this.#receive(String(data)));
     socket.on('close', () => this.#lost());
     socket.on('error', () => this.#lost());
@@ -151,11 +157,14 @@ export class BidiHub {
   /** Connect to Firefox's BiDi server and begin the process's one session. */
   static async open(url: string, acceptInsecureCerts: boolean): Promise<BidiHub> {
     const socket = new WebSocket(`${url}/session`, { perMessageDeflate: false, maxPayload: 1024 ** 3 });
+    // The TCP socket under it, read beside ws for messages that arrive in part (#acknowledge).
+    let stream: Socket | undefined;
+    socket.once('upgrade', (response) => (stream = response.socket));
     await new Promise<void>((resolve, reject) => {
       socket.once('open', resolve);
       socket.once('error', reject);
     });
-    const hub = new BidiHub(socket);
+    const hub = new BidiHub(socket, stream!);
     const root = new Channel(hub, []);
     hub.#channels.add(root);
     const { capabilities } = await root.call<{ capabilities: BidiMessage }>('session.new', {
@@ -248,6 +257,10 @@ export class BidiHub {
    * no answer expected). After events at once (more tend to follow); after an answer only if no
    * command went out within ACK_AFTER_ANSWER_MS: a client's next command usually comes sooner,
    * and a pong per answer would be one more write per message.
+   * Firefox also writes a large message (a screenshot) in two parts: the second is held until the
+   * first is acknowledged, and a connection on which we answer quickly has Linux delay that ACK
+   * too (a screenshot took ≈ 60 ms instead of ≈ 20). So a message that came in part gets a pong at
+   * once (#pongNow): the rest follows without waiting.
    */
   #acknowledge(event: boolean): void {
     this.#sentAtReceipt = this.#sent;
@@ -260,6 +273,11 @@ export class BidiHub {
       this.#acknowledging = setTimeout(this.#pong, ACK_AFTER_ANSWER_MS).unref();
     }
   }
+
+  /** A pong now: the first part of a message came, the rest waits for its ACK. */
+  readonly #pongNow = () => {
+    if (!this.#closed && this.#socket.readyState === WebSocket.OPEN) this.#socket.pong();
+  };
 
   /** A pong, unless a command went out since the last message came (it carried the ACK). */
   readonly #pong = () => {
