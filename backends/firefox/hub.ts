@@ -139,6 +139,8 @@ export class BidiHub {
   /** Commands sent so far, and when the last message came: one sent after it carried its ACK. */
   #sent = 0;
   #sentAtReceipt = 0;
+  /** When the last message came (performance.now()). */
+  #receivedAt = 0;
   readonly #gone: (() => void)[] = [];
   /** The session's capabilities, as Firefox answered session.new. */
   capabilities: BidiMessage = {};
@@ -264,6 +266,7 @@ export class BidiHub {
    */
   #acknowledge(event: boolean): void {
     this.#sentAtReceipt = this.#sent;
+    this.#receivedAt = performance.now();
     if (event) {
       if (this.#acknowledging === 'now') return;
       clearTimeout(this.#acknowledging);
@@ -279,10 +282,16 @@ export class BidiHub {
     if (!this.#closed && this.#socket.readyState === WebSocket.OPEN) this.#socket.pong();
   };
 
-  /** A pong, unless a command went out since the last message came (it carried the ACK). */
+  /**
+   * A pong, unless a command went out since the last message came (it carried the ACK). After an
+   * answer, the wait counts from the last message: a later answer's own command may be on its way.
+   */
   readonly #pong = () => {
+    const wait = this.#acknowledging === 'now' ? 0 : this.#receivedAt + ACK_AFTER_ANSWER_MS - performance.now();
     this.#acknowledging = undefined;
-    if (this.#sent === this.#sentAtReceipt && !this.#closed && this.#socket.readyState === WebSocket.OPEN) this.#socket.pong();
+    if (this.#sent !== this.#sentAtReceipt || this.#closed || this.#socket.readyState !== WebSocket.OPEN) return;
+    if (wait > 0) this.#acknowledging = setTimeout(this.#pong, wait).unref();
+    else this.#socket.pong();
   };
 
   #receive(text: string): void {
