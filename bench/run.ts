@@ -49,6 +49,7 @@ async function freePort(): Promise<number> {
 
 interface Server {
   client: Client;
+  url: string;
   pid: number;
   /** Resolves when a New Session would be served without preparing anything. */
   ready(): Promise<void>;
@@ -71,12 +72,13 @@ async function startChromedriver(): Promise<Server> {
     await exited;
     rmSync(ownTemp, { recursive: true, force: true });
   };
-  return { client: new Client(url), pid: child.pid!, ready: async () => {}, stop };
+  return { client: new Client(url), url, pid: child.pid!, ready: async () => {}, stop };
 }
 
 /** `warm`: its default key keeps a context prepared, and New Session is timed once one is. */
 const asServer = (gw: TestGateway, warm = true): Server => ({
   client: gw.client,
+  url: gw.url,
   pid: gw.process.pid!,
   ready: async () => {
     if (!warm) return;
@@ -209,6 +211,34 @@ async function measure(server: Server, caps: object, pageUrl: string, cold?: Ser
   }
 }
 
+/**
+ * What the pass-through itself costs: one chromedriver driven directly and through wdgate's remote
+ * backend (`upstream` names it in the relay's config), session by session and command by command
+ * in turn, so that chromedriver's own spread between runs cancels out.
+ */
+async function passThroughCost(direct: Client, relay: Client, upstream: string, pageUrl: string): Promise<{ direct: Samples; relayed: Samples }> {
+  const sides = [
+    { client: direct, caps: CHROMEDRIVER_CAPS, samples: new Map() as Samples, id: '' },
+    { client: relay, caps: { ...CHROMEDRIVER_CAPS, 'wdgate:options': { backend: 'remote', upstream } }, samples: new Map() as Samples, id: '' },
+  ];
+  const record = (samples: Samples) => (name: string, ms: number) => samples.set(name, [...(samples.get(name) ?? []), ms]);
+  const inTurn = (i: number) => (i % 2 ? sides : [...sides].reverse());
+  for (let i = 0; i < 10; i++) {
+    for (const side of inTurn(i)) {
+      let id = '';
+      record(side.samples)('new session (warm)', await time(async () => (id = (await side.client.ok('POST', '/session', { capabilities: { alwaysMatch: side.caps } })).sessionId)));
+      record(side.samples)('delete session', await time(() => side.client.ok('DELETE', `/session/${id}`)));
+    }
+  }
+  for (const side of sides) side.id = await newSession(side.client, side.caps);
+  try {
+    for (let i = 0; i < ITERATIONS; i++) for (const side of inTurn(i)) await commandMix(side.client, side.id, pageUrl, i, record(side.samples));
+  } finally {
+    await Promise.all(sides.map((side) => side.client.ok('DELETE', `/session/${side.id}`)));
+  }
+  return { direct: sides[0]!.samples, relayed: sides[1]!.samples };
+}
+
 const pages = await startPageServer();
 const pageUrl = pages.page(
   `<input id="name" value="x"><button id="go" onclick="this.textContent = Date.now()">go</button><ul>${'<li>item</li>'.repeat(20)}</ul>`,
@@ -217,18 +247,20 @@ const pageUrl = pages.page(
 // A gateway with nothing warm and a browser per session measures wdgate's cold New Session; two
 // with nothing warm measure the pass-through to chromedriver and the Playwright backend, each
 // with memory of its own (Playwright's New Session: a context made in a running browser).
+// The relay also knows the benchmark's own chromedriver as an upstream (its cost, interleaved).
+const chromedriver = await startChromedriver();
 const unwarmed = { maxSessions: CONCURRENT, logLevel: 'warn', pool: { minWarm: 0, maxBrowsers: 4, sessionsPerBrowser: 8, idleTimeout: 60000 } };
 const [gateway, coldGateway, relay, playwrightGateway] = await Promise.all([
   startGateway([], { config: { maxSessions: CONCURRENT, logLevel: 'warn' } }).then((gw) => asServer(gw)),
   startGateway([], { config: { logLevel: 'warn', pool: { minWarm: 0, sessionsPerBrowser: 1 } } }).then((gw) => asServer(gw)),
-  startGateway([], { config: unwarmed }).then((gw) => asServer(gw, false)),
+  startGateway([], { config: { ...unwarmed, remote: { upstreams: { bench: chromedriver.url } } } }).then((gw) => asServer(gw, false)),
   startGateway([], { config: unwarmed }).then((gw) => asServer(gw, false)),
 ]);
-const chromedriver = await startChromedriver();
 try {
   const ours = await measure(gateway, WDGATE_CAPS, pageUrl, coldGateway);
   const theirs = await measure(chromedriver, CHROMEDRIVER_CAPS, pageUrl);
   const forwarded = await measure(relay, PASS_THROUGH_CAPS, pageUrl);
+  const cost = await passThroughCost(chromedriver.client, relay.client, 'bench', pageUrl);
   const playwright = await measure(playwrightGateway, PLAYWRIGHT_CAPS, pageUrl);
   const browser = execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim();
   const lines = [
@@ -237,9 +269,11 @@ try {
     `Machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; ` +
       `${readFileSync('/proc/version', 'utf8').split(' ').slice(0, 3).join(' ')}; ${browser}; window ${WINDOW.width}×${WINDOW.height}, headless.`,
     '',
-    'wdgate: the native backend. wdgate → chromedriver: the remote backend forwarding to a chromedriver it manages; "added" is',
-    'what the pass-through adds to chromedriver alone (target: at most 5 % or 0.3 ms, whichever is larger). playwright: the',
-    'Playwright backend on the same Chromium, and its ratio to native (target: within 1.5×).',
+    'wdgate: the native backend. wdgate → chromedriver: the remote backend forwarding to a chromedriver it manages. "added": what',
+    'the pass-through adds to chromedriver alone (target: at most 5 % or 0.3 ms, whichever is larger), measured apart: one',
+    'chromedriver driven directly and through the remote backend, command by command in turn (back to back and cold New Session:',
+    'the two columns\' difference, marked ~). playwright: the Playwright backend on the same Chromium, and its ratio to native',
+    '(target: within 1.5×).',
     '',
     '| command | wdgate | chromedriver | ratio | wdgate → chromedriver | added | playwright | ÷ native |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
@@ -249,7 +283,10 @@ try {
     const b = median(theirs.samples.get(name) ?? [NaN]);
     const f = median(forwarded.samples.get(name) ?? [NaN]);
     const p = median(playwright.samples.get(name) ?? [NaN]);
-    lines.push(`| ${name} | ${a.toFixed(2)} | ${b.toFixed(2)} | ${(a / b).toFixed(2)} | ${f.toFixed(2)} | ${(f - b).toFixed(2)} ms (${(((f - b) / b) * 100).toFixed(1)} %) | ${p.toFixed(2)} | ${(p / a).toFixed(2)} |`);
+    const interleaved = cost.direct.has(name);
+    const [plain, relayed] = interleaved ? [median(cost.direct.get(name)!), median(cost.relayed.get(name)!)] : [b, f];
+    const added = `${interleaved ? '' : '~'}${(relayed - plain).toFixed(2)} ms (${(((relayed - plain) / plain) * 100).toFixed(1)} %)`;
+    lines.push(`| ${name} | ${a.toFixed(2)} | ${b.toFixed(2)} | ${(a / b).toFixed(2)} | ${f.toFixed(2)} | ${added} | ${p.toFixed(2)} | ${(p / a).toFixed(2)} |`);
   }
   const [o, t, r, w] = [ours.concurrent, theirs.concurrent, forwarded.concurrent, playwright.concurrent];
   lines.push(
