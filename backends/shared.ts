@@ -150,9 +150,17 @@ export const WHEEL_SETTLED = 'new Promise((resolve) => { requestAnimationFrame((
  */
 export async function afterNextTask(evaluate: (expression: string) => Promise<unknown>, boundMs = 100): Promise<void> {
   const nextTask = evaluate('new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = () => r(0); c.port2.postMessage(0); })').catch(() => {});
+  await withinBound(nextTask, boundMs, undefined);
+}
+
+/** What `work` gives, or `fallback` once `boundMs` passed first (`work` goes on, unheard). */
+export async function withinBound<T>(work: Promise<T>, boundMs: number, fallback: T): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([nextTask, new Promise((r) => (timer = setTimeout(r, boundMs)))]);
-  clearTimeout(timer);
+  try {
+    return await Promise.race([work, new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback), boundMs)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

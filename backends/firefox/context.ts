@@ -28,7 +28,7 @@ import {
   type WindowType,
 } from '../backend.ts';
 import { PromptGuard } from '../prompt-guard.ts';
-import { isPrintRefusal, WHEEL_SETTLED } from '../shared.ts';
+import { isPrintRefusal, WHEEL_SETTLED, withinBound } from '../shared.ts';
 import { FirefoxCookies } from './cookies.ts';
 import { FirefoxDownloads } from './downloads.ts';
 import { BIDI_GAPS } from './gaps.ts';
@@ -369,14 +369,8 @@ export class FirefoxContext implements DrivenBrowser {
   }
 
   /** The page ran its next task since the window's last input (at most NEXT_TASK_BOUND_MS): whether its beforeunload fired. */
-  async #afterNextTask(window: Window): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), NEXT_TASK_BOUND_MS)));
-    try {
-      return await Promise.race([this.#unblocked(window, () => this.#scripts.afterNextTask(window.handle, window.inputAt ?? Date.now())), bound]);
-    } finally {
-      clearTimeout(timer);
-    }
+  #afterNextTask(window: Window): Promise<boolean> {
+    return withinBound(this.#unblocked(window, () => this.#scripts.afterNextTask(window.handle, window.inputAt ?? Date.now())), NEXT_TASK_BOUND_MS, false);
   }
 
   async #evaluate(window: Window, expression: string): Promise<unknown> {

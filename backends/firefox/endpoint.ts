@@ -26,9 +26,10 @@ const OWN_CLEANUP: Record<string, (channel: Channel, id: string) => Promise<unkn
   'network.addDataCollector': (channel, collector) => channel.send('network.removeDataCollector', { collector }),
 };
 
-/** Commands whose answers #track reads, and whose answers #filter narrows (keep with them). */
-const TRACKED = new Set(['browser.createUserContext', 'browser.removeUserContext']);
-const FILTERED = new Set(['browsingContext.getTree', 'browser.getUserContexts', 'script.getRealms', 'browser.getClientWindows']);
+/** A table's entry for a method a client named (never one of Object's own members). */
+function entry<T>(table: Record<string, T>, method: string): T | undefined {
+  return Object.hasOwn(table, method) ? table[method] : undefined;
+}
 
 export class FirefoxBidiEndpoint implements BidiEndpoint {
   readonly #channel: Channel;
@@ -58,12 +59,12 @@ export class FirefoxBidiEndpoint implements BidiEndpoint {
       if (method === 'session.subscribe') return { type: 'success', result: await this.#subscribe(scoped) };
       if (method === 'session.unsubscribe') return await this.#unsubscribe(scoped);
       // An answer that is neither filtered nor tracked here goes on as Firefox wrote it.
-      const passThrough = !(method in OWN_CLEANUP) && !TRACKED.has(method) && !FILTERED.has(method);
+      const passThrough = !entry(OWN_CLEANUP, method) && !entry(this.#trackers, method) && !entry(this.#filters, method);
       const answer = await this.#channel.send(method, scoped, passThrough);
       if (answer.type !== 'success' || passThrough) return answer;
       const result = (answer.result ?? {}) as Params;
       this.#track(method, result, params);
-      return { type: 'success', result: this.#filter(method, result) };
+      return { type: 'success', result: entry(this.#filters, method)?.(result) ?? result };
     } catch (e) {
       if (e instanceof Refused) return { type: 'error', error: e.error, message: e.message };
       return { type: 'error', error: 'unknown error', message: (e as Error).message };
@@ -171,42 +172,47 @@ export class FirefoxBidiEndpoint implements BidiEndpoint {
     return answer;
   }
 
-  /** Remember what the client added, to remove it when it goes; user contexts it made are its own. */
+  /** Remember what the client added, to remove it when it goes. */
   #track(method: string, result: Params, params: Params): void {
-    const cleanup = OWN_CLEANUP[method];
+    const cleanup = entry(OWN_CLEANUP, method);
     const id = Object.values(result).find((v) => typeof v === 'string');
     if (cleanup && typeof id === 'string') this.#added.push(() => cleanup(this.#channel, id));
-    if (method === 'browser.createUserContext' && typeof result.userContext === 'string') {
+    entry(this.#trackers, method)?.(result, params);
+  }
+
+  /** Answers read here: user contexts the client made are its own. */
+  readonly #trackers: Record<string, (result: Params, params: Params) => void> = {
+    'browser.createUserContext': (result) => {
+      if (typeof result.userContext !== 'string') return;
       const userContext = result.userContext;
       this.#channel.userContexts.add(userContext);
       this.#added.push(() => this.#channel.send('browser.removeUserContext', { userContext }));
-    }
-    if (method === 'browser.removeUserContext') this.#channel.userContexts.delete(params.userContext as string);
-  }
+    },
+    'browser.removeUserContext': (_result, params) => void this.#channel.userContexts.delete(params.userContext as string),
+  };
 
   /** Replies that list what the whole browser has: only this session's part. */
-  #filter(method: string, result: Params): Params {
-    const mine = this.#channel.userContexts;
-    switch (method) {
-      case 'browsingContext.getTree':
-        return { ...result, contexts: ((result.contexts ?? []) as { userContext?: string }[]).filter((c) => c.userContext === undefined || mine.has(c.userContext)) };
-      case 'browser.getUserContexts':
-        return { ...result, userContexts: ((result.userContexts ?? []) as { userContext: string }[]).filter((u) => mine.has(u.userContext)) };
-      case 'script.getRealms':
-        return {
-          ...result,
-          realms: ((result.realms ?? []) as { context?: string }[]).filter((r) => {
-            const userContext = r.context === undefined ? undefined : this.#channel.hub.userContextOf(r.context);
-            return userContext !== undefined && mine.has(userContext);
-          }),
-        };
-      case 'browser.getClientWindows': {
-        const windows = new Set(this.#topLevelContexts().map((c) => this.#channel.hub.clientWindowOf(c)));
-        return { ...result, clientWindows: ((result.clientWindows ?? []) as { clientWindow: string }[]).filter((w) => windows.has(w.clientWindow)) };
-      }
-    }
-    return result;
-  }
+  readonly #filters: Record<string, (result: Params) => Params> = {
+    'browsingContext.getTree': (result) => ({
+      ...result,
+      contexts: ((result.contexts ?? []) as { userContext?: string }[]).filter((c) => c.userContext === undefined || this.#channel.userContexts.has(c.userContext)),
+    }),
+    'browser.getUserContexts': (result) => ({
+      ...result,
+      userContexts: ((result.userContexts ?? []) as { userContext: string }[]).filter((u) => this.#channel.userContexts.has(u.userContext)),
+    }),
+    'script.getRealms': (result) => ({
+      ...result,
+      realms: ((result.realms ?? []) as { context?: string }[]).filter((r) => {
+        const userContext = r.context === undefined ? undefined : this.#channel.hub.userContextOf(r.context);
+        return userContext !== undefined && this.#channel.userContexts.has(userContext);
+      }),
+    }),
+    'browser.getClientWindows': (result) => {
+      const windows = new Set(this.#topLevelContexts().map((c) => this.#channel.hub.clientWindowOf(c)));
+      return { ...result, clientWindows: ((result.clientWindows ?? []) as { clientWindow: string }[]).filter((w) => windows.has(w.clientWindow)) };
+    },
+  };
 
   /** The client went: what it left in the shared session goes; its windows stay with the session. */
   async close(): Promise<void> {

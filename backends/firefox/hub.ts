@@ -7,6 +7,7 @@
 import type { Socket } from 'node:net';
 import WebSocket from 'ws';
 import { SERIALIZED } from '../backend.ts';
+import { withinBound } from '../shared.ts';
 import { FrameBoundaries } from './frames.ts';
 
 export type BidiMessage = Record<string, unknown>;
@@ -246,7 +247,7 @@ export class BidiHub {
   async close(): Promise<void> {
     if (this.#closed) return;
     const root = this.channel([]);
-    await Promise.race([root.send('session.end', {}), new Promise((r) => setTimeout(r, 1000).unref())]);
+    await withinBound(root.send('session.end', {}), 1000, undefined);
     this.#closed = true;
     this.#socket.terminate();
   }
