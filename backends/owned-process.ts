@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { killGroup, OWNER_VARIABLE } from './shared.ts';
+import { groupEnded, killGroup, OWNER_VARIABLE } from './shared.ts';
 
 /** Running processes, each with its own temporary directory if it has one. */
 const live = new Map<ChildProcess, string | undefined>();
@@ -32,8 +32,11 @@ export class OwnedProcess {
         // Whatever the driver left in its group (a browser) goes with it, and what it wrote.
         if (child.pid) killGroup(child.pid, 'SIGKILL');
         if (!this.#stopping) for (const listener of this.#exitListeners) listener();
-        if (!tempDir) return resolve();
-        void rm(tempDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => {}).then(resolve);
+        void (async () => {
+          if (child.pid) await groupEnded(child.pid);
+          if (tempDir) await rm(tempDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
+          resolve();
+        })();
       }),
     );
   }

@@ -97,6 +97,28 @@ export function killGroup(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void
 }
 
 /**
+ * Resolves once no process of group `pgid` runs any more, at most `boundMs` later. A killed group's
+ * members die each on its own a moment after the signal; those whose parent went first become
+ * zombies of PID 1, which need not reap them here, so a zombie counts as gone.
+ */
+export async function groupEnded(pgid: number, boundMs = 2000): Promise<void> {
+  const deadline = Date.now() + boundMs;
+  while ((await groupRuns(pgid)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+async function groupRuns(pgid: number): Promise<boolean> {
+  if (!isAlive(-pgid)) return false; // no member at all, not even a zombie
+  for (const name of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readFile(`/proc/${name}/stat`, 'latin1').catch(() => '');
+    // After the command's closing parenthesis: state, ppid, pgrp, …
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(pgrp) === pgid && state !== 'Z') return true;
+  }
+  return false;
+}
+
+/**
  * The environment mark of every process the gateway's backends start besides the native browsers
  * (drivers, Xvfb, Playwright's browsers; their children inherit it).
  */

@@ -7,7 +7,7 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import { LaunchError, type BrowserProcess, type DrivenBrowser } from '../backend.ts';
 import { NativeContext } from './context.ts';
 import { PROFILE_PREFIX, register, removeProfileDir, singletonSocketDir, unregister } from './processes.ts';
-import { killGroup } from '../shared.ts';
+import { groupEnded, killGroup } from '../shared.ts';
 
 export interface ChromiumLaunch {
   binary: string;
@@ -75,6 +75,7 @@ export class ChromiumProcess implements BrowserProcess {
       // The browser's helpers (zygote, renderers) share its process group: end them all.
       if (pid) killGroup(pid);
       await Promise.race([exited, delay(3000)]);
+      if (pid) await groupEnded(pid);
       if (pid) unregister(pid);
       await removeProfileDir(profileDir, socketDir);
     };
