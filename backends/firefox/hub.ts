@@ -14,8 +14,8 @@ export type BidiMessage = Record<string, unknown>;
 
 /** Answers at least this long may pass through unparsed; smaller ones cost little to parse. */
 const PASS_THROUGH_MIN_CHARS = 16 * 1024;
-/** The start of a success answer as Firefox writes it: its id. */
-const ANSWER_HEAD = /^\{"type":"success","id":(\d+),"result":/;
+/** The start of a success answer as Firefox writes it, up to its id. */
+const ANSWER_HEAD = /^\{"type":"success","id":(\d+),/;
 
 /**
  * An answer for the client whose command had `id`: a serialized one gets the id in its text
@@ -24,7 +24,7 @@ const ANSWER_HEAD = /^\{"type":"success","id":(\d+),"result":/;
 export function answerWithId(answer: BidiMessage, id: number): BidiMessage {
   const text = (answer as { [SERIALIZED]?: string })[SERIALIZED];
   if (text === undefined) return { ...answer, id };
-  return { type: answer.type, id, [SERIALIZED]: text.replace(/^\{"type":"success","id":\d+,/, `{"type":"success","id":${id},`) };
+  return { type: answer.type, id, [SERIALIZED]: text.replace(ANSWER_HEAD, `{"type":"success","id":${id},`) };
 }
 
 /** How long an answer of Firefox waits for our next command to carry its ACK before a pong does. */
@@ -48,7 +48,7 @@ interface Subscription {
   contexts?: string[];
 }
 
-/** `passThrough`: a large success answer may come back unparsed (SERIALIZED, see serializedAnswer). */
+/** `passThrough`: a large success answer may come back unparsed (SERIALIZED, see #receive and answerWithId). */
 type Pending = { channel: Channel; reply: (message: BidiMessage) => void; passThrough: boolean };
 
 export class Channel {
@@ -290,9 +290,9 @@ export class BidiHub {
   readonly #pong = () => {
     const wait = this.#acknowledging === 'now' ? 0 : this.#receivedAt + ACK_AFTER_ANSWER_MS - performance.now();
     this.#acknowledging = undefined;
-    if (this.#sent !== this.#sentAtReceipt || this.#closed || this.#socket.readyState !== WebSocket.OPEN) return;
+    if (this.#sent !== this.#sentAtReceipt) return;
     if (wait > 0) this.#acknowledging = setTimeout(this.#pong, wait).unref();
-    else this.#socket.pong();
+    else this.#pongNow();
   };
 
   #receive(text: string): void {
