@@ -310,8 +310,8 @@ export class FirefoxContext implements DrivenBrowser {
 
   // ── Navigation ───────────────────────────────────────────────────────────────────────────
 
-  /** A navigation command with the page load timeout; a navigation the page refuses resolves. */
-  async #navigation(window: Window, timeoutMs: number, method: string, params: Record<string, unknown>, url?: string, started?: Promise<void>): Promise<void> {
+  /** A navigation command with the page load timeout; a navigation the page refuses (or with no history entry) resolves false. */
+  async #navigation(window: Window, timeoutMs: number, method: string, params: Record<string, unknown>, url?: string, started?: Promise<void>): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new NavigationTimeoutError(`navigation did not finish within ${timeoutMs} ms`)), Math.min(timeoutMs, 2 ** 31 - 1));
@@ -321,12 +321,13 @@ export class FirefoxContext implements DrivenBrowser {
       if (started) call.catch(() => {}); // answered at its start: a later failure is the page's
       await this.#prompts.unblocked(window, true, () => Promise.race([call, deadline, ...(started ? [started] : [])]));
       if (url !== undefined) window.failed = undefined;
+      return true;
     } catch (e) {
       if (!(e instanceof BidiError)) throw e;
       // Back or Forward with no such entry: nothing to do (spec: no-op).
-      if (e.error === 'no such history entry') return;
+      if (e.error === 'no such history entry') return false;
       // Refused by the page (beforeunload dismissed), or replaced by another navigation: the document stays.
-      if (/NS_BINDING_ABORTED|aborted|cancel+ed|beforeunload/i.test(e.message)) return;
+      if (/NS_BINDING_ABORTED|aborted|cancel+ed|beforeunload/i.test(e.message)) return false;
       if (url !== undefined && /NS_ERROR_|failed/i.test(e.message)) window.failed = url;
       throw this.#classify(e);
     } finally {
@@ -343,9 +344,13 @@ export class FirefoxContext implements DrivenBrowser {
 
   async traverseHistory(handle: string, delta: -1 | 1, strategy: PageLoadStrategy, timeoutMs: number): Promise<void> {
     const window = this.#open(handle);
-    // Firefox answers before the traversal's own events: the W3C command waits for them.
-    window.loading.expect(NEXT_TASK_BOUND_MS);
-    await this.#navigation(window, timeoutMs, 'browsingContext.traverseHistory', { context: handle, delta });
+    // Firefox answers before the traversal's own events: the W3C command waits for them. One
+    // within the document may bring none: the page's popstate says it is done. One refused or
+    // with no such entry brings nothing.
+    const popstate = await this.#unblocked(window, () => this.#scripts.popstate(handle)).catch(() => async () => false);
+    const expected = window.loading.expect(NEXT_TASK_BOUND_MS);
+    if (!(await this.#navigation(window, timeoutMs, 'browsingContext.traverseHistory', { context: handle, delta }))) expected();
+    else void withinBound(popstate(), NEXT_TASK_BOUND_MS, false).then((fired) => fired && expected());
     if (!(await window.loading.until(strategy, timeoutMs))) throw new NavigationTimeoutError(`navigation did not finish within ${timeoutMs} ms`);
   }
 

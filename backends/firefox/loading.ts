@@ -41,12 +41,15 @@ export class Loading {
   /**
    * A traversal was asked for: a navigation is on its way until its events say where it went
    * (a document loads, or the traversal stays within the document). One that brings no event at
-   * all (no such entry, the page refused) is over after `boundMs`.
+   * all (no such entry, the page refused) is over after `boundMs`, or when the returned
+   * function says so (nothing came since).
    */
-  expect(boundMs: number): void {
-    if (this.#current !== undefined) return; // on its way already: its events say where it goes
+  expect(boundMs: number): () => void {
+    if (this.#current !== undefined) return () => {}; // on its way already: its events say where it goes
     this.#set('started');
     this.#unless(boundMs);
+    const since = this.#changes;
+    return () => this.#changes === since && this.#set(undefined);
   }
 
   /** A beforeunload prompt opened: call the answer with whether it was accepted. */

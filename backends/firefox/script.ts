@@ -5,6 +5,9 @@ import { NoSuchWindowError, type CallOptions } from '../backend.ts';
 import { BidiError, type BidiHub, type Channel } from './hub.ts';
 import type { RemoteValue } from './values.ts';
 
+/** The gateway's own realm beside a document's: the page cannot reach or change what runs there. */
+const SANDBOX = 'wdgate';
+
 export interface ScriptResult {
   type: 'success' | 'exception';
   result?: RemoteValue;
@@ -94,6 +97,34 @@ export class FirefoxScripts {
       resultOwnership: 'none',
     });
     return reply.type === 'success' && reply.result?.type === 'boolean' && reply.result.value === true;
+  }
+
+  /**
+   * Watches the target's document for its next popstate: a history traversal within the document
+   * (back to a fragment's entry) fires it and often no BiDi event at all. Installed when this
+   * resolves, in the gateway's sandbox (the page's own addEventListener may be anything); the
+   * function it gives resolves true once popstate fired, false if the document went away first.
+   */
+  async popstate(target: string): Promise<() => Promise<boolean>> {
+    const where = { context: target, sandbox: SANDBOX };
+    const reply = await this.#call<ScriptResult>('script.callFunction', {
+      functionDeclaration: `() => new Promise((r) => window.addEventListener('popstate', () => r(true), { once: true, capture: true }))`,
+      target: where,
+      awaitPromise: false,
+      resultOwnership: 'root',
+    });
+    const handle = reply.result?.handle;
+    if (reply.type !== 'success' || !handle) return async () => false;
+    return async () => {
+      try {
+        const fired = await this.channel.call<ScriptResult>('script.callFunction', { functionDeclaration: '(fired) => fired', arguments: [{ handle }], target: where, awaitPromise: true, resultOwnership: 'none' });
+        return fired.type === 'success';
+      } catch {
+        return false; // the document went away (its sandbox with it): not a traversal within it
+      } finally {
+        this.channel.call('script.disown', { handles: [handle], target: where }).catch(() => {});
+      }
+    };
   }
 
   /** script.callFunction of `functionDeclaration` in the target's document, `this` the library when given. */

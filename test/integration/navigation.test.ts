@@ -275,6 +275,24 @@ describe('history', () => {
     assert.equal(await s.execute('return window.marker'), 42);
   });
 
+  test('a traversal that brings no new document is not a page load: it succeeds under a short page load timeout', async () => {
+    // The page replaced addEventListener: nothing the driver relies on may go through it.
+    const url = pages.page('<script>EventTarget.prototype.addEventListener = () => { throw new Error("replaced"); };</script><p>x</p>', 'no-load');
+    await s.navigate(url);
+    await s.navigate(`${url}#far`);
+    await s.post('/timeouts', { pageLoad: 1000 });
+    try {
+      await s.post('/back');
+      assert.equal(await s.get('/url'), url);
+      await s.post('/forward');
+      assert.equal(await s.get('/url'), `${url}#far`);
+      assert.equal(await s.post('/forward'), null); // no such entry
+      assert.equal(await s.get('/url'), `${url}#far`);
+    } finally {
+      await s.post('/timeouts', { pageLoad: 300000 });
+    }
+  });
+
   test('back and forward through history.pushState entries stay in the document', async () => {
     const url = pages.page('<p>spa</p>', 'spa');
     await s.navigate(url);
