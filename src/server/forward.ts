@@ -10,7 +10,8 @@
 // cookies, Origin or Host.
 import { Agent as HttpAgent, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { Readable } from 'node:stream';
+import { EventEmitter } from 'node:events';
+import type { Writable } from 'node:stream';
 import httpProxy from 'http-proxy';
 
 export interface ForwardedRequest {
@@ -57,7 +58,9 @@ export class Forwarder {
     const headers: Record<string, string> = { ...target.headers, accept: 'application/json', 'content-length': String(request.body.length) };
     // Selenium Grid takes POST bodies only with exactly this type.
     if (request.method === 'POST') headers['content-type'] = 'application/json; charset=utf-8';
-    const req = Object.assign(Readable.from(request.body.length ? [request.body] : []), {
+    // The body is whole already: "piped" in one write with the end, not streamed chunk by chunk.
+    const req = Object.assign(new EventEmitter(), {
+      pipe: (outgoing: Writable) => outgoing.end(request.body),
       method: request.method,
       url: request.path,
       headers,
