@@ -3,7 +3,7 @@
 // ends its whole process group, waits for it and removes its profile.
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
 import { LaunchError, type BrowserProcess, type DrivenBrowser } from '../backend.ts';
 import { NativeContext } from './context.ts';
 import { PROFILE_PREFIX, register, removeProfileDir, singletonSocketDir, unregister } from './processes.ts';
@@ -46,6 +46,9 @@ export class ChromiumProcess implements BrowserProcess {
     const removeProfile = () => removeProfileDir(profileDir);
     let browser: Browser;
     try {
+      // Loaded with the first browser, not at start: the gateway listens sooner, and a gateway
+      // serving only other backends never holds it.
+      const { default: puppeteer } = await import('puppeteer-core');
       browser = await puppeteer.launch({
         executablePath: options.binary,
         pipe: true,

@@ -3,7 +3,7 @@
 // context and leaves the process to the pool. Only primitives live here; the W3C rules that use
 // them live in src/webdriver/.
 import type { Browser, BrowserContext, CDPSession, Frame, JSHandle, Page, Target } from 'puppeteer-core';
-import { ProtocolError, TimeoutError } from 'puppeteer-core';
+import { ProtocolError, TimeoutError } from 'puppeteer-core/internal/common/Errors.js';
 import {
   NavigationTimeoutError,
   NoSuchWindowError,

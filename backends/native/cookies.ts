@@ -1,6 +1,6 @@
 // Cookies of the page's current document for the native backend, over CDP's Network domain.
 import type { Page } from 'puppeteer-core';
-import { ProtocolError } from 'puppeteer-core';
+import { ProtocolError } from 'puppeteer-core/internal/common/Errors.js';
 import type { CookieData } from '../backend.ts';
 import { cdp } from './cdp.ts';
 import { cookieData } from '../shared.ts';

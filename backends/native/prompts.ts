@@ -2,7 +2,7 @@
 // main frame's loading, told to the shared prompt guard (backends/prompt-guard.ts), which keeps
 // calls from hanging on a dialog and ends navigations the page refuses.
 import type { Page } from 'puppeteer-core';
-import { ProtocolError } from 'puppeteer-core';
+import { ProtocolError } from 'puppeteer-core/internal/common/Errors.js';
 import type { UserPrompt } from '../backend.ts';
 import type { PromptGuard } from '../prompt-guard.ts';
 import { cdp, frameIdOf, handleOf } from './cdp.ts';

@@ -5,7 +5,7 @@
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, firefox, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { DRIVER_DIR_PREFIX } from '../owned-process.ts';
 import { InvalidCapabilityError, LaunchError, type Backend, type BackendEnvironment, type BrowserProcess, type DrivenBrowser, type LaunchSpec, type MatchResult } from '../backend.ts';
 import { refusedArg } from '../chromium-args.ts';
@@ -106,6 +106,9 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
       };
       let browser: Browser;
       try {
+        // Loaded with the first Playwright browser: a gateway that never uses it neither waits
+        // for it at start (a third of its start-up) nor holds it in memory.
+        const { chromium, firefox } = await import('playwright-core');
         browser =
           spec.engine === 'firefox'
             ? await firefox.launch({ ...common, channel: 'moz-firefox', args: spec.args, firefoxUserPrefs: { ...FIREFOX_PREFS, ...spec.prefs } })
