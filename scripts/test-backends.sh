@@ -8,7 +8,7 @@ FILES=(actions cookies document elements frames in-view interaction navigation p
 # Backends that serve WebDriver BiDi run the BiDi tests too.
 declare -A EXTRA=([native-firefox]="bidi")
 status=0
-for backend in ${WDGATE_TEST_BACKENDS:-playwright-chromium playwright-firefox native-firefox}; do
+for backend in ${WDGATE_TEST_BACKENDS:-playwright-chromium playwright-firefox native-firefox remote-chromedriver}; do
   echo "# command tests on the $backend backend"
   WDGATE_TEST_BACKEND="$backend" node --import tsx --test --test-concurrency=1 --test-reporter=spec \
     $(printf "test/integration/%s.test.ts " "${FILES[@]}" ${EXTRA[$backend]:-}) || status=1
