@@ -49,9 +49,7 @@ const GATEWAY_ONLY = "a feature of the gateway's own (Selenium Grid's /se/file a
 const seen = (what: string) => `chromedriver 156 answers otherwise: ${what}`;
 const CHROMEDRIVER: Record<string, string> = {
   'the spec key table: right shift, numpad keys, a shifted character, a non-US character': seen("the spec key table's keys"),
-  // A race of chromedriver's: it answers before the submission's navigation has begun, at times.
-  'Enter submits the form; the next commands see the new page': seen("now and then the command after Send Keys' Enter still sees the form's page (answered before the submission's navigation began; seen under load)"),
-  'Enter submits a form': seen("now and then the command after Perform Actions' Enter still sees the form's page (answered before the submission's navigation began; seen under load)"),
+  'Enter submits a form': seen('Perform Actions answers before the navigation its Enter starts, so the next command may see the old page (a race: seen under load)'),
   'a key pressed again while held is a repeat; a keyUp of a key not held sends nothing': seen('no repeat for a key pressed again while held'),
   'a move alone hovers: mouseover and mousemove on the element, no click': seen('the events of a move alone'),
   'drag and drop: an element moved by pointerDown, an interpolated pointerMove and pointerUp': seen('a pointerMove with a duration is one jump, not interpolated'),
