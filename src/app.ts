@@ -5,6 +5,7 @@ import { createBackends, removeDeadGatewayDirs } from '../backends/index.ts';
 import { createLogger, type Logger } from './ops/log.ts';
 import { Pool } from './pool/pool.ts';
 import { SESSION_DIR_PREFIX } from './webdriver/session.ts';
+import { selectRoute, type ConfiguredRoute } from './webdriver/routing.ts';
 import { ConfigError, type Config } from './config.ts';
 import { collectTokens, LOCAL, TokenFileError, type Tokens } from './server/auth.ts';
 import { checkTlsFiles, TlsSettingsError } from './server/tls.ts';
@@ -69,7 +70,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     tempDir: config.tempDir,
   };
   const pool = new Pool(environment, config.pool);
-  warmDefault(pool, backends, environment);
+  warmDefault(pool, backends, environment, config.routes);
   liveBackends.push(...backends);
   // Recordings: in the configured directory, or in one of the gateway's own (gone with it, and
   // swept at the next start if the gateway died).
@@ -184,11 +185,15 @@ function loadTokens(config: Config): Tokens {
 /** Backends of the gateways running in this process, for the last-resort kill on exit. */
 const liveBackends: AnyBackend[] = [];
 
-/** The default key (capabilities that ask for nothing special) is warm from the start. */
-function warmDefault(pool: Pool, backends: AnyBackend[], environment: BackendEnvironment): void {
+/**
+ * The default key is warm from the start: capabilities that ask for nothing special, on the
+ * backend New Session would route them to (a route of the config may name another than native).
+ */
+function warmDefault(pool: Pool, backends: AnyBackend[], environment: BackendEnvironment, routes: ConfiguredRoute[]): void {
+  const route = selectRoute({}, routes);
   for (const backend of backends) {
-    if (backend.kind !== 'driven') continue;
-    const match = backend.match({}, environment);
+    if (backend.kind !== 'driven' || (route && backend.name !== route.backend)) continue;
+    const match = backend.match({}, environment, route);
     if (match.ok) return pool.warm(backend, match.value);
   }
 }

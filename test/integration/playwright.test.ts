@@ -128,3 +128,22 @@ test('sessions on Playwright Chromium, Playwright Firefox and native at once; ea
   );
   await Promise.all(sessions.map((s) => s.end()));
 });
+
+test('a route of the config for plain capabilities makes its backend the warm one: a Playwright context is prepared before the first session and leased by it', async () => {
+  const routed = await startGateway([], { config: { routes: [{ match: {}, backend: 'playwright' }], pool: { minWarm: 1, maxBrowsers: 1, sessionsPerBrowser: 2 } } });
+  try {
+    const pool = async () => (await routed.client.ok('GET', '/status')).pool as { backend: string; browsers: number; inUse: number; free: number }[];
+    await eventually(async () => (await pool())[0]?.free === 1, 'no Playwright context was prepared at start');
+    assert.deepEqual((await pool()).map(({ backend, browsers, inUse, free }) => ({ backend, browsers, inUse, free })), [{ backend: 'playwright', browsers: 1, inUse: 0, free: 1 }]);
+    const s = await routed.client.newSession();
+    assert.equal(s.capabilities['wdgate:options'].backend, 'playwright');
+    const [key] = await pool();
+    assert.equal(key!.inUse, 1, 'the session leased the prepared context (one key, one browser)');
+    assert.equal(key!.browsers, 1);
+    await s.end();
+  } finally {
+    const pid = routed.process.pid;
+    await routed.stop();
+    if (pid) await eventually(async () => (await ownedProcesses(pid)).length === 0, 'the routed gateway left browsers');
+  }
+});
