@@ -244,24 +244,27 @@ const pageUrl = pages.page(
   `<input id="name" value="x"><button id="go" onclick="this.textContent = Date.now()">go</button><ul>${'<li>item</li>'.repeat(20)}</ul>`,
   'bench',
 );
-// A gateway with nothing warm and a browser per session measures wdgate's cold New Session; two
-// with nothing warm measure the pass-through to chromedriver and the Playwright backend, each
-// with memory of its own (Playwright's New Session: a context made in a running browser).
-// The relay also knows the benchmark's own chromedriver as an upstream (its cost, interleaved).
+// A gateway with nothing warm and a browser per session measures wdgate's cold New Session (for
+// native, and for Playwright). The Playwright backend's gateway routes plain capabilities to it,
+// so its default key is warm as the native one is. The relay, with nothing warm, measures the
+// pass-through to chromedriver, and also knows the benchmark's own chromedriver as an upstream
+// (its cost, interleaved). Each has memory of its own.
 const chromedriver = await startChromedriver();
 const unwarmed = { maxSessions: CONCURRENT, logLevel: 'warn', pool: { minWarm: 0, maxBrowsers: 4, sessionsPerBrowser: 8, idleTimeout: 60000 } };
-const [gateway, coldGateway, relay, playwrightGateway] = await Promise.all([
+const toPlaywright = [{ match: {}, backend: 'playwright' }];
+const [gateway, coldGateway, relay, playwrightGateway, coldPlaywright] = await Promise.all([
   startGateway([], { config: { maxSessions: CONCURRENT, logLevel: 'warn' } }).then((gw) => asServer(gw)),
   startGateway([], { config: { logLevel: 'warn', pool: { minWarm: 0, sessionsPerBrowser: 1 } } }).then((gw) => asServer(gw)),
   startGateway([], { config: { ...unwarmed, remote: { upstreams: { bench: chromedriver.url } } } }).then((gw) => asServer(gw, false)),
-  startGateway([], { config: unwarmed }).then((gw) => asServer(gw, false)),
+  startGateway([], { config: { maxSessions: CONCURRENT, logLevel: 'warn', routes: toPlaywright } }).then((gw) => asServer(gw)),
+  startGateway([], { config: { logLevel: 'warn', routes: toPlaywright, pool: { minWarm: 0, sessionsPerBrowser: 1 } } }).then((gw) => asServer(gw)),
 ]);
 try {
   const ours = await measure(gateway, WDGATE_CAPS, pageUrl, coldGateway);
   const theirs = await measure(chromedriver, CHROMEDRIVER_CAPS, pageUrl);
   const forwarded = await measure(relay, PASS_THROUGH_CAPS, pageUrl);
   const cost = await passThroughCost(chromedriver.client, relay.client, 'bench', pageUrl);
-  const playwright = await measure(playwrightGateway, PLAYWRIGHT_CAPS, pageUrl);
+  const playwright = await measure(playwrightGateway, PLAYWRIGHT_CAPS, pageUrl, coldPlaywright);
   const browser = execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim();
   const lines = [
     `wdgate vs chromedriver, one run: medians in ms over ${ITERATIONS} iterations (ratio < 1: wdgate faster).`,
@@ -272,8 +275,8 @@ try {
     'wdgate: the native backend. wdgate → chromedriver: the remote backend forwarding to a chromedriver it manages. "added": what',
     'the pass-through adds to chromedriver alone (target: at most 5 % or 0.3 ms, whichever is larger), measured apart: one',
     'chromedriver driven directly and through the remote backend, command by command in turn (back to back and cold New Session:',
-    'the two columns\' difference, marked ~). playwright: the Playwright backend on the same Chromium, and its ratio to native',
-    '(target: within 1.5×).',
+    'the two columns\' difference, marked ~). playwright: the Playwright backend on the same Chromium (warm and cold as native:',
+    'its gateway routes plain capabilities to it), and its ratio to native (target: within 1.5×).',
     '',
     '| command | wdgate | chromedriver | ratio | wdgate → chromedriver | added | playwright | ÷ native |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
@@ -335,6 +338,6 @@ try {
   console.log(`\n${table}\n`);
   writeFileSync(new URL('./results.md', import.meta.url), `# Benchmark results\n\nWritten by \`npm run bench\` (${new Date().toISOString().slice(0, 10)}).\n\n${table}\n`);
 } finally {
-  await Promise.all([gateway.stop(), coldGateway.stop(), relay.stop(), playwrightGateway.stop(), chromedriver.stop()]);
+  await Promise.all([gateway.stop(), coldGateway.stop(), relay.stop(), playwrightGateway.stop(), coldPlaywright.stop(), chromedriver.stop()]);
   await pages.close();
 }
