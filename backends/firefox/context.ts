@@ -54,6 +54,8 @@ interface Window {
   closedByUs: number;
   /** When the last input was sent (Date.now()): a beforeunload since then is the input's navigation. */
   inputAt?: number;
+  /** Navigations started before the last input (Loading.startedCount). */
+  startedBeforeInput?: number;
   /** A navigation that failed: the URL it was for. */
   failed?: string;
 }
@@ -368,7 +370,8 @@ export class FirefoxContext implements DrivenBrowser {
       if (e instanceof UserPromptOpenedError) throw e;
       return false;
     });
-    if (unloading) window.loading.expect(NEXT_TASK_BOUND_MS);
+    // Expected unless its events came already (a link that became a download starts and settles at once).
+    if (unloading) window.loading.expect(NEXT_TASK_BOUND_MS, window.startedBeforeInput);
     const settled = await this.#prompts.unblocked(window, true, async () => (await window.loading.until(strategy, timeoutMs)) || 'timeout');
     if (settled === 'timeout' && this.#windows.has(handle)) throw new NavigationTimeoutError(`navigation did not finish within ${timeoutMs} ms`);
   }
@@ -474,6 +477,7 @@ export class FirefoxContext implements DrivenBrowser {
   async #perform(handle: string, actions: Record<string, unknown>[]): Promise<void> {
     const window = this.#open(handle);
     window.inputAt = Date.now();
+    window.startedBeforeInput = window.loading.startedCount;
     await this.#unblocked(window, () => this.#call('input.performActions', { context: handle, actions }));
   }
 

@@ -17,8 +17,15 @@ export class Loading {
   /** State changes so far: a timer acts only if none came after it was set. */
   #changes = 0;
   readonly #starts = new Set<() => void>();
+  /** Navigations started so far (a mark to tell whether one started since). */
+  #started = 0;
+
+  get startedCount(): number {
+    return this.#started;
+  }
 
   started(): void {
+    this.#started++;
     this.#set('started');
     for (const start of this.#starts) start();
     this.#starts.clear();
@@ -42,10 +49,11 @@ export class Loading {
    * A traversal was asked for: a navigation is on its way until its events say where it went
    * (a document loads, or the traversal stays within the document). One that brings no event at
    * all (no such entry, the page refused) is over after `boundMs`, or when the returned
-   * function says so (nothing came since).
+   * function says so (nothing came since). One that started since `mark` (startedCount) is known
+   * already: on its way, or settled (a link that turned into a download).
    */
-  expect(boundMs: number): () => void {
-    if (this.#current !== undefined) return () => {}; // on its way already: its events say where it goes
+  expect(boundMs: number, mark?: number): () => void {
+    if (this.#current !== undefined || (mark !== undefined && this.#started !== mark)) return () => {}; // its events say where it goes
     this.#set('started');
     this.#unless(boundMs);
     const since = this.#changes;

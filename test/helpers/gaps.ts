@@ -72,6 +72,7 @@ const CHROMEDRIVER: Record<string, string> = {
   'names are only those listed: paths, unknown names and non-strings are invalid argument': GATEWAY_ONLY,
   'without the capability the commands say how to enable them; a non-boolean is invalid argument': GATEWAY_ONLY,
   'the folder goes with the session': GATEWAY_ONLY,
+  'a click that starts a download waits for no page: it answers under a short page load timeout': GATEWAY_ONLY,
   "selenium-webdriver's getDownloadableFiles, downloadFile and deleteDownloadableFiles": GATEWAY_ONLY,
   'an XPath selecting something other than elements is invalid selector': seen('the message names [object Text], not the node'),
   'no shadow root, or a closed one: no such shadow root': seen('elements without an open shadow root'),

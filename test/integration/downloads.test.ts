@@ -70,6 +70,19 @@ describe('managed downloads (se:downloadsEnabled)', () => {
     }
   });
 
+  test('a click that starts a download waits for no page: it answers under a short page load timeout', async () => {
+    const s = await downloading();
+    try {
+      await s.navigate(pages.page(`<a href="${pages.url}/download?name=quick.txt&body=quick">get</a>`));
+      await s.post('/timeouts', { pageLoad: 1000 });
+      await s.post(`/element/${await s.find('a')}/click`);
+      await eventually(async () => (await names(s)).includes('quick.txt'), 'the download was not listed');
+      assert.match(await s.get('/url'), /\/html\//);
+    } finally {
+      await s.end();
+    }
+  });
+
   test('two sessions in one browser each see only their own downloads', async () => {
     const [a, b] = await Promise.all([downloading(), downloading()]);
     try {
