@@ -12,6 +12,7 @@ import { refusedArg } from '../chromium-args.ts';
 import { allowedBinary, headlessAndArgs, OWNER_VARIABLE, probeVersion, removeDeadGatewayDirs, stringArray, sweepOwnedProcesses, vendorObject } from '../shared.ts';
 import { FIREFOX_PREFS, firefoxPrefs, refusedFirefoxArg } from '../firefox/options.ts';
 import { PlaywrightContext, type Engine } from './context.ts';
+import { launchWithPromptAcks } from './firefox-acks.ts';
 
 export interface PlaywrightOptions {
   /** Chromium as the native backend has it: default binary, allowed binaries and switches. */
@@ -111,7 +112,7 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
         const { chromium, firefox } = await import('playwright-core');
         browser =
           spec.engine === 'firefox'
-            ? await firefox.launch({ ...common, channel: 'moz-firefox', args: spec.args, firefoxUserPrefs: { ...FIREFOX_PREFS, ...spec.prefs } })
+            ? await launchWithPromptAcks(() => firefox.launch({ ...common, channel: 'moz-firefox', args: spec.args, firefoxUserPrefs: { ...FIREFOX_PREFS, ...spec.prefs } }))
             : await chromium.launch({
                 ...common,
                 // Scroll bars as a user has them (and as native Chromium draws them): hit testing
