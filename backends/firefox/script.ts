@@ -103,12 +103,16 @@ export class FirefoxScripts {
    * Watches the target's document for its next popstate: a history traversal within the document
    * (back to a fragment's entry) fires it and often no BiDi event at all. Installed when this
    * resolves, in the gateway's sandbox (the page's own addEventListener may be anything); the
-   * function it gives resolves true once popstate fired, false if the document went away first.
+   * function it gives resolves true once popstate fired, false if the document went away first
+   * (its pagehide: a document kept for Back in Firefox's cache never answers a call otherwise).
    */
   async popstate(target: string): Promise<() => Promise<boolean>> {
     const where = { context: target, sandbox: SANDBOX };
     const reply = await this.#call<ScriptResult>('script.callFunction', {
-      functionDeclaration: `() => new Promise((r) => window.addEventListener('popstate', () => r(true), { once: true, capture: true }))`,
+      functionDeclaration: `() => new Promise((r) => {
+        window.addEventListener('popstate', () => r(true), { once: true, capture: true });
+        window.addEventListener('pagehide', () => r(false), { once: true, capture: true });
+      })`,
       target: where,
       awaitPromise: false,
       resultOwnership: 'root',
@@ -118,7 +122,7 @@ export class FirefoxScripts {
     return async () => {
       try {
         const fired = await this.channel.call<ScriptResult>('script.callFunction', { functionDeclaration: '(fired) => fired', arguments: [{ handle }], target: where, awaitPromise: true, resultOwnership: 'none' });
-        return fired.type === 'success';
+        return fired.type === 'success' && fired.result?.type === 'boolean' && fired.result.value === true;
       } catch {
         return false; // the document went away (its sandbox with it): not a traversal within it
       } finally {

@@ -19,15 +19,21 @@ const ACK_AFTER_DATA_MS = 2;
 /** The handshake's answer is a few hundred bytes: past this, the socket is not a WebSocket's. */
 const MAX_HANDSHAKE_BYTES = 16 * 1024;
 
-const launching = new AsyncLocalStorage<true>();
+/** A launch under way. (What Playwright starts in it keeps the store after: `done` ends it.) */
+const launching = new AsyncLocalStorage<{ done: boolean }>();
 
 subscribe('net.client.socket', (message) => {
-  if (launching.getStore()) acknowledge((message as { socket: Socket }).socket);
+  if (launching.getStore()?.done === false) acknowledge((message as { socket: Socket }).socket);
 });
 
 /** Run Playwright's launch of Firefox: the socket it opens to Firefox is acknowledged promptly. */
-export function launchWithPromptAcks<T>(launch: () => Promise<T>): Promise<T> {
-  return launching.run(true, launch);
+export async function launchWithPromptAcks<T>(launch: () => Promise<T>): Promise<T> {
+  const underWay = { done: false };
+  try {
+    return await launching.run(underWay, launch);
+  } finally {
+    underWay.done = true;
+  }
 }
 
 function acknowledge(socket: Socket): void {
