@@ -2,6 +2,12 @@
 // contents: the hub reads the raw socket beside `ws` to see that a message arrived in part (the
 // rest held back by the sender's Nagle until our ACK; see BidiHub's #acknowledge).
 
+/**
+ * How long a message of Firefox waits for our next command to carry its ACK before a pong does
+ * (the hub's, and Playwright's socket to Firefox: backends/playwright/firefox-acks.ts).
+ */
+export const ACK_AFTER_MESSAGE_MS = 2;
+
 export class FrameBoundaries {
   /** Header bytes of the next frame read so far (a header may arrive split, too). */
   #header: Buffer = Buffer.alloc(0);

@@ -8,7 +8,7 @@ import type { Socket } from 'node:net';
 import WebSocket from 'ws';
 import { SERIALIZED } from '../backend.ts';
 import { withinBound } from '../shared.ts';
-import { FrameBoundaries } from './frames.ts';
+import { ACK_AFTER_MESSAGE_MS, FrameBoundaries } from './frames.ts';
 
 export type BidiMessage = Record<string, unknown>;
 
@@ -27,8 +27,6 @@ export function answerWithId(answer: BidiMessage, id: number): BidiMessage {
   return { type: answer.type, id, [SERIALIZED]: text.replace(ANSWER_HEAD, `{"type":"success","id":${id},`) };
 }
 
-/** How long an answer of Firefox waits for our next command to carry its ACK before a pong does. */
-const ACK_AFTER_ANSWER_MS = 2;
 
 /** A BiDi error answer, as an exception of the gateway's own calls. */
 export class BidiError extends Error {
@@ -258,7 +256,7 @@ export class BidiHub {
    * events in a row, so each waited that long (a navigation took ≈ 50 ms instead of ≈ 25). Any
    * segment we send carries the ACK: a command does, else an unsolicited pong (RFC 6455 §5.5.3:
    * no answer expected). After events at once (more tend to follow); after an answer only if no
-   * command went out within ACK_AFTER_ANSWER_MS: a client's next command usually comes sooner,
+   * command went out within ACK_AFTER_MESSAGE_MS: a client's next command usually comes sooner,
    * and a pong per answer would be one more write per message.
    * Firefox also writes a large message (a screenshot) in two parts: the second is held until the
    * first is acknowledged, and a connection on which we answer quickly has Linux delay that ACK
@@ -274,7 +272,7 @@ export class BidiHub {
       this.#acknowledging = 'now';
       setImmediate(this.#pong);
     } else if (this.#acknowledging === undefined) {
-      this.#acknowledging = setTimeout(this.#pong, ACK_AFTER_ANSWER_MS).unref();
+      this.#acknowledging = setTimeout(this.#pong, ACK_AFTER_MESSAGE_MS).unref();
     }
   }
 
@@ -288,7 +286,7 @@ export class BidiHub {
    * answer, the wait counts from the last message: a later answer's own command may be on its way.
    */
   readonly #pong = () => {
-    const wait = this.#acknowledging === 'now' ? 0 : this.#receivedAt + ACK_AFTER_ANSWER_MS - performance.now();
+    const wait = this.#acknowledging === 'now' ? 0 : this.#receivedAt + ACK_AFTER_MESSAGE_MS - performance.now();
     this.#acknowledging = undefined;
     if (this.#sent !== this.#sentAtReceipt) return;
     if (wait > 0) this.#acknowledging = setTimeout(this.#pong, wait).unref();

@@ -7,15 +7,13 @@
 // made, and AsyncLocalStorage tells whether a launch made it. Read beside Playwright's ws, it gets
 // an unsolicited empty pong (RFC 6455 §5.5.3: no answer expected; masked, as a client's frames
 // are), whose segment carries the ACK: at once when a read ends inside a frame, and after
-// ACK_AFTER_DATA_MS when messages came and nothing was written since.
+// ACK_AFTER_MESSAGE_MS when messages came and nothing was written since.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomFillSync } from 'node:crypto';
 import { subscribe } from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
-import { FrameBoundaries } from '../firefox/frames.ts';
+import { ACK_AFTER_MESSAGE_MS, FrameBoundaries } from '../firefox/frames.ts';
 
-/** How long received messages wait for a command of Playwright's to carry their ACK (as the hub's). */
-const ACK_AFTER_DATA_MS = 2;
 /** The handshake's answer is a few hundred bytes: past this, the socket is not a WebSocket's. */
 const MAX_HANDSHAKE_BYTES = 16 * 1024;
 
@@ -63,7 +61,7 @@ function acknowledge(socket: Socket): void {
     if (frames.push(chunk)) return pong();
     writtenAtData = socket.bytesWritten;
     if (timer) timer.refresh();
-    else timer = setTimeout(afterData, ACK_AFTER_DATA_MS).unref();
+    else timer = setTimeout(afterData, ACK_AFTER_MESSAGE_MS).unref();
   };
   socket.on('data', onData);
   socket.once('close', () => clearTimeout(timer));
