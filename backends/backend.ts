@@ -247,6 +247,13 @@ export interface PointerInputEvent extends PointerInputProperties {
   modifiers: number;
 }
 
+/** W3C button number → its MouseEvent.buttons bit (main 1, secondary 2, auxiliary 4, back 8, forward 16). */
+export function buttonBit(button: number): number {
+  if (button === 1) return 4;
+  if (button === 2) return 2;
+  return button < 31 ? 2 ** button : 0;
+}
+
 export interface TouchInputPoint extends PointerInputProperties {
   /** Stable for as long as the point is in contact. */
   id: number;

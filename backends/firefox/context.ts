@@ -34,7 +34,7 @@ import { FirefoxDownloads } from './downloads.ts';
 import { BIDI_GAPS } from './gaps.ts';
 import { FirefoxBidiEndpoint } from './endpoint.ts';
 import { BidiError, type BidiHub, type BidiMessage, type Channel, type TreeNode } from './hub.ts';
-import { keyActions, pointerActions, touchActions, wheelActions } from './input.ts';
+import { keyActions, MouseSource, pointerActions, touchActions, wheelActions } from './input.ts';
 import { Loading } from './loading.ts';
 import { exceptionText, FirefoxScripts } from './script.ts';
 import { jsonValue, localValue } from './values.ts';
@@ -50,6 +50,7 @@ interface Window {
   readonly handle: string;
   readonly loading: Loading;
   readonly touching: Set<number>;
+  readonly mouse: MouseSource;
   /** Prompts the gateway closed whose userPromptClosed event has not come yet. */
   closedByUs: number;
   /** When the last input was sent (Date.now()): a beforeunload since then is the input's navigation. */
@@ -108,7 +109,7 @@ export class FirefoxContext implements DrivenBrowser {
   #window(handle: string): Window {
     let window = this.#windows.get(handle);
     if (!window) {
-      window = { handle, loading: new Loading(), touching: new Set(), closedByUs: 0 };
+      window = { handle, loading: new Loading(), touching: new Set(), mouse: new MouseSource(), closedByUs: 0 };
       this.#windows.set(handle, window);
       this.#prompts.watch(window);
     }
@@ -474,11 +475,15 @@ export class FirefoxContext implements DrivenBrowser {
 
   // ── Input (./input.ts) ───────────────────────────────────────────────────────────────────
 
-  async #perform(handle: string, actions: Record<string, unknown>[]): Promise<void> {
+  /** `sending`: told when the actions go to Firefox (a prompt open refuses them before). */
+  async #perform(handle: string, actions: Record<string, unknown>[], sending?: () => void): Promise<void> {
     const window = this.#open(handle);
     window.inputAt = Date.now();
     window.startedBeforeInput = window.loading.startedCount;
-    await this.#unblocked(window, () => this.#call('input.performActions', { context: handle, actions }));
+    await this.#unblocked(window, () => {
+      sending?.();
+      return this.#call('input.performActions', { context: handle, actions });
+    });
   }
 
   async dispatchKeyInput(handle: string, event: KeyInputEvent): Promise<void> {
@@ -487,7 +492,8 @@ export class FirefoxContext implements DrivenBrowser {
 
   async dispatchPointerInput(handle: string, event: PointerInputEvent): Promise<void> {
     if (event.pointerType === 'pen') throw new UnsupportedPrimitiveError(BIDI_GAPS.penInput);
-    await this.#perform(handle, pointerActions(event));
+    const { mouse } = this.#open(handle);
+    await this.#perform(handle, pointerActions(event, mouse.idFor(event)), () => mouse.sent(event));
   }
 
   async dispatchTouchInput(handle: string, event: TouchInputEvent): Promise<void> {

@@ -8,7 +8,6 @@ export const ENGINE_GAPS = {
   focus: 'headless Firefox gives a document focus only with its first focus() call (a window focus event first), and a clicked button takes no focus',
   cookies: 'Firefox refuses a domain cookie for an IP address (RFC 6265: host-only there), and accepts the cookies Chromium refuses',
   print: 'Firefox lays out a print Chromium refuses (no invalid argument)',
-  releaseAfterPrompt: 'after a prompt opened on a mouse press, the next click is lost in Firefox (the release the prompt blocked; not solved yet)',
 } as const;
 
 /** Firefox driven over its own WebDriver BiDi (the native backend). */

@@ -1,7 +1,7 @@
 // Input as WebDriver BiDi actions (BiDi input.performActions): the W3C layer decides each event;
 // each is one action of one tick here, from input sources that stay the same for the session, so
 // that Firefox's own input state (keys and buttons held) follows the W3C layer's.
-import type { KeyInputEvent, PointerInputEvent, TouchInputEvent, WheelInputEvent } from '../backend.ts';
+import { buttonBit, type KeyInputEvent, type PointerInputEvent, type TouchInputEvent, type WheelInputEvent } from '../backend.ts';
 
 type Source = Record<string, unknown>;
 
@@ -21,8 +21,38 @@ function properties(event: PointerInputEvent | (TouchInputEvent['points'][number
   return out;
 }
 
-export function pointerActions(event: PointerInputEvent): Source[] {
-  const id = event.pointerType === 'pen' ? 'wdgate-pen' : 'wdgate-mouse';
+/**
+ * The mouse as Firefox holds it. Firefox keeps each input source's pressed buttons from call to
+ * call; when a prompt opened on a press, the W3C layer's release of it never reached Firefox (the
+ * prompt refused it), and Firefox would take the next press of that button as one already held:
+ * no mousedown, and the click lost. A source holding a button the W3C layer has released is left
+ * behind; a fresh one takes its place (Firefox sends no event for that).
+ */
+export class MouseSource {
+  #generation = 0;
+  /** The buttons (MouseEvent.buttons bits) Firefox holds for the current source. */
+  #held = 0;
+
+  /** The source to send `event` from. */
+  idFor(event: PointerInputEvent): string {
+    const bit = event.button === undefined ? 0 : buttonBit(event.button);
+    const before = event.type === 'pointerDown' ? event.buttons & ~bit : event.type === 'pointerUp' ? event.buttons | bit : event.buttons;
+    if ((this.#held & ~before) !== 0) {
+      this.#generation++;
+      this.#held = 0;
+    }
+    return this.#generation === 0 ? 'wdgate-mouse' : `wdgate-mouse-${this.#generation}`;
+  }
+
+  /** `event` was sent to Firefox (a press it took even if a prompt then opened). */
+  sent(event: PointerInputEvent): void {
+    const bit = event.button === undefined ? 0 : buttonBit(event.button);
+    if (event.type === 'pointerDown') this.#held |= bit;
+    else if (event.type === 'pointerUp') this.#held &= ~bit;
+  }
+}
+
+export function pointerActions(event: PointerInputEvent, id: string): Source[] {
   const action =
     event.type === 'pointerMove'
       ? { type: 'pointerMove', x: Math.round(event.x), y: Math.round(event.y), origin: 'viewport', duration: 0, ...properties(event) }

@@ -1,6 +1,6 @@
 // Spec §15.6.3 and §15.6.4: dispatching pointer actions (buttons with click counting, moves
 // interpolated over their duration, cancel, touch contacts, pen tilt) and wheel actions.
-import type { PointerInputProperties } from '../../backends/backend.ts';
+import { buttonBit, type PointerInputProperties } from '../../backends/backend.ts';
 import { error } from './errors.ts';
 import {
   DOUBLE_CLICK_MS,
@@ -17,12 +17,6 @@ import {
   type ScrollAction,
 } from './actions.ts';
 
-/** W3C button number → its MouseEvent.buttons bit (main 1, secondary 2, auxiliary 4, back 8, forward 16). */
-export function buttonBit(button: number): number {
-  if (button === 1) return 4;
-  if (button === 2) return 2;
-  return button < 31 ? 2 ** button : 0;
-}
 
 function buttonsOf(pressed: Set<number>): number {
   let bits = 0;

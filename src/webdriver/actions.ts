@@ -15,7 +15,8 @@ import { graphemeClusters, keyboardKey, shiftedKey, SPECIAL_KEYS } from './keys.
 import { dispatchPointerButton, dispatchPointerCancel, dispatchPointerMove, dispatchScroll } from './actions-pointer.ts';
 
 export { extractActionSequence } from './actions-process.ts';
-export { buttonBit, tiltFromAngles } from './actions-pointer.ts';
+export { tiltFromAngles } from './actions-pointer.ts';
+export { buttonBit } from '../../backends/backend.ts';
 
 /** Like chromedriver: two presses of a button at one place this close together make a double click. */
 export const DOUBLE_CLICK_MS = 500;

@@ -175,7 +175,6 @@ const DECLARED: Record<TestBackend, Record<string, string>> = {
     'an empty control or contenteditable is left alone: no event at all': ENGINE_GAPS.focus,
     'unable to set cookie when the browser refuses it': ENGINE_GAPS.cookies,
     'what the browser cannot lay out is invalid argument too (as chromedriver)': ENGINE_GAPS.print,
-    'a prompt opened on mouse press: later clicks still work': ENGINE_GAPS.releaseAfterPrompt,
     'maximize, minimize and fullscreen each return a rect; Set Window Rect restores the normal state': BIDI_GAPS.windowState,
     'a minimized window is shown again and captured (it would draw nothing after a navigation)': BIDI_GAPS.windowState,
     ...FIREFOX_PDFS,
