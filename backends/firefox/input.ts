@@ -1,6 +1,7 @@
 // Input as WebDriver BiDi actions (BiDi input.performActions): the W3C layer decides each event;
-// each is one action of one tick here, from input sources that stay the same for the session, so
-// that Firefox's own input state (keys and buttons held) follows the W3C layer's.
+// each is one action of one tick here, from input sources that stay the same for the session
+// (the mouse's replaced when Firefox holds a press the W3C layer released), so that Firefox's own
+// input state (keys and buttons held) follows the W3C layer's.
 import { buttonBit, type KeyInputEvent, type PointerInputEvent, type TouchInputEvent, type WheelInputEvent } from '../backend.ts';
 
 type Source = Record<string, unknown>;
