@@ -4,7 +4,7 @@
 // operation` with this text; the test suite, run on Firefox, skips the tests that meet one and
 // says which (test/helpers/gaps.ts); the README lists them.
 export const ENGINE_GAPS = {
-  hover: 'Firefox fires no mouseover for a move to where its mouse already is (its place carries over from the previous document)',
+  hover: "Firefox keeps its mouse where it was on the previous document: the new document's element there is hovered as it loads (its mouseover comes before any move)",
   focus: 'headless Firefox gives a document focus only with its first focus() call (a window focus event first), and a clicked button takes no focus',
   cookies: 'Firefox refuses a domain cookie for an IP address (RFC 6265: host-only there), and accepts the cookies Chromium refuses',
   print: 'Firefox lays out a print Chromium refuses (no invalid argument)',

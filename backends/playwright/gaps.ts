@@ -19,6 +19,7 @@ export const FIREFOX_GAPS = {
   clickCounting: 'Firefox counts clicks itself through Playwright, not as W3C counts them: a second press at one place is not a double click, and a move carries a detail of 1',
   dragAndDrop: 'mouse input through Playwright does not start an HTML5 drag session in Firefox',
   hover: ENGINE_GAPS.hover,
+  moveInPlace: "Firefox drops a move of Playwright's one mouse to where it already is, so a new input source's first move there (its own pointer was elsewhere) is no mousemove",
   focus: ENGINE_GAPS.focus,
   beforeUnload: 'Refresh after an unload the page refused fails ("Navigation failed")',
   cookies: ENGINE_GAPS.cookies,

@@ -197,6 +197,7 @@ const DECLARED: Record<TestBackend, Record<string, string>> = {
     'two clicks at one place in quick succession are a double click': FIREFOX_GAPS.clickCounting,
     'each Perform Actions counts clicks afresh: a double click right after a click is one double click': FIREFOX_GAPS.clickCounting,
     'a move alone hovers: mouseover and mousemove on the element, no click': FIREFOX_GAPS.hover,
+    "a new source's move to where the last one left the pointer is a mousemove (its own pointer was elsewhere)": FIREFOX_GAPS.moveInPlace,
     'HTML5 drag and drop of a draggable element onto a drop target': FIREFOX_GAPS.dragAndDrop,
     'clicks a button with trusted events; its handler runs': FIREFOX_GAPS.focus,
     'clears input, textarea and contenteditable: focus, change, blur (no change for contenteditable)': FIREFOX_GAPS.focus,

@@ -210,6 +210,18 @@ describe('mouse actions', () => {
     assert.equal((await events('mousemove')).length, 0);
   });
 
+  test("a new source's move to where the last one left the pointer is a mousemove (its own pointer was elsewhere)", async () => {
+    await focusedPage();
+    await perform([mouse('m', move(150, 130))]);
+    await s.delete('/actions');
+    await clearEvents();
+    await perform([mouse('m2', move(150, 130))]);
+    assert.deepEqual(
+      (await events('mousemove')).map((e) => [e.target, e.x, e.y]),
+      [['area', 150, 130]],
+    );
+  });
+
   test('an element origin is its in-view center point; a pointer origin is relative to where the pointer is', async () => {
     await focusedPage();
     const area = elementRef(await el('#area'));
