@@ -8,12 +8,12 @@ export const ENGINE_GAPS = {
   focus: 'headless Firefox gives a document focus only with its first focus() call (a window focus event first), and a clicked button takes no focus',
   cookies: 'Firefox refuses a domain cookie for an IP address (RFC 6265: host-only there), and accepts the cookies Chromium refuses',
   print: 'Firefox lays out a print Chromium refuses (no invalid argument)',
+  dragAndDrop: 'in headless Firefox on Linux an HTML5 drag starts (dragstart) and never ends (no drop, no dragend), the actions sent in one WebDriver BiDi call as well as one by one (Firefox has no drag service when headless there)',
 } as const;
 
 /** Firefox driven over its own WebDriver BiDi (the native backend). */
 export const BIDI_GAPS = {
   clickCounting: "WebDriver BiDi's input actions carry no click count: Firefox counts clicks itself, so a press that W3C counts as the second of a double click is a single click there, and a move carries a detail of 1",
-  dragAndDrop: 'mouse input one action per call (as the W3C layer dispatches it) does not start an HTML5 drag session in Firefox',
   keyTable: 'in Firefox the numpad PageUp key moves the caret to the start of the text field, so the characters typed after it come first',
   touchInput: "Firefox dispatches touch pointers' pointer events, but its touch events carry no touch lists (touch events are off on desktop Firefox)",
   penInput: "Firefox's WebDriver BiDi has no pen input (\"Unimplemented pointerMove for pointerType pen\")",

@@ -17,7 +17,7 @@ export const FIREFOX_GAPS = {
   windowBounds: 'window bounds and states are not available in Firefox through Playwright',
   namedKeys: 'keys outside the US layout cannot be pressed in Firefox through Playwright',
   clickCounting: 'Firefox counts clicks itself through Playwright, not as W3C counts them: a second press at one place is not a double click, and a move carries a detail of 1',
-  dragAndDrop: 'mouse input through Playwright does not start an HTML5 drag session in Firefox',
+  dragAndDrop: ENGINE_GAPS.dragAndDrop,
   hover: ENGINE_GAPS.hover,
   moveInPlace: "Firefox drops a move of Playwright's one mouse to where it already is, so a new input source's first move there (its own pointer was elsewhere) is no mousemove",
   focus: ENGINE_GAPS.focus,
