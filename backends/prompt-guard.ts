@@ -20,7 +20,7 @@ export class PromptGuard<P extends object> {
 
   /** Follow the dialogs of a page from its first moment. */
   watch(page: P): void {
-    if (!this.#states.has(page)) this.#states.set(page, { current: null, last: null, close: null, settled: Promise.resolve(), blocked: new Set(), refusals: 0, navigations: new Set() });
+    if (!this.#states.has(page)) this.#states.set(page, { current: null, last: null, close: null, closing: null, settled: Promise.resolve(), blocked: new Set(), refusals: 0, navigations: new Set() });
   }
 
   /** The browser says a dialog opened in the page (window `handle`); `close` closes it. */
@@ -92,6 +92,9 @@ export class PromptGuard<P extends object> {
     try {
       return await Promise.race([running, ...ends]);
     } catch (e) {
+      // A failure that comes while the prompt is being closed is judged once it is: Playwright's
+      // Firefox fails a reload the page refused before the dismissal is answered.
+      if (navigation && state.closing) await state.closing.catch(() => {});
       // Cancelled by the refusal (Chromium: net::ERR_ABORTED), not failed.
       if (navigation && state.refusals !== refusals && !(e instanceof UserPromptOpenedError)) return undefined as T;
       throw e;
@@ -114,7 +117,11 @@ export class PromptGuard<P extends object> {
     const close = state?.close;
     if (!state || !prompt || !close) return false;
     promptText ??= prompt.type === 'prompt' ? prompt.defaultValue : undefined;
-    const closed = await close(accept, promptText);
+    const closing = close(accept, promptText);
+    state.closing = closing;
+    const closed = await closing.finally(() => {
+      if (state.closing === closing) state.closing = null;
+    });
     // Gone now, whenever the backend reports it closed (which counts a refused unload).
     if (state.current === prompt) {
       state.current = null;
@@ -139,6 +146,8 @@ interface PromptState {
   /** The prompt opened last (the one a "closed" report is about). */
   last: UserPrompt | null;
   close: CloseDialog | null;
+  /** The closing of the current prompt, while it is under way. */
+  closing: Promise<boolean> | null;
   /** Settles once the listeners told of the current prompt have run (they may have closed it). */
   settled: Promise<void>;
   /** Calls into the page in flight: each is cut short if a prompt opens and stays open. */

@@ -21,7 +21,6 @@ export const FIREFOX_GAPS = {
   hover: ENGINE_GAPS.hover,
   moveInPlace: "Firefox drops a move of Playwright's one mouse to where it already is, so a new input source's first move there (its own pointer was elsewhere) is no mousemove",
   focus: ENGINE_GAPS.focus,
-  beforeUnload: 'Refresh after an unload the page refused fails ("Navigation failed")',
   cookies: ENGINE_GAPS.cookies,
   print: ENGINE_GAPS.print,
   releaseAfterPrompt:

@@ -203,7 +203,6 @@ const DECLARED: Record<TestBackend, Record<string, string>> = {
     'clears input, textarea and contenteditable: focus, change, blur (no change for contenteditable)': FIREFOX_GAPS.focus,
     'an empty control or contenteditable is left alone: no event at all': FIREFOX_GAPS.focus,
     'keydown events carry the W3C key values, trusted': FIREFOX_GAPS.namedKeys,
-    'beforeUnload "dismiss": the page stays, and navigations answer at once': FIREFOX_GAPS.beforeUnload,
     'a prompt opened on mouse press: later clicks still work': FIREFOX_GAPS.releaseAfterPrompt,
     'a leading dot in the domain is accepted; an empty domain is no domain (host-only)': FIREFOX_GAPS.cookies,
     'unable to set cookie when the browser refuses it': FIREFOX_GAPS.cookies,
