@@ -10,7 +10,7 @@ export type TestBackend = 'native' | 'native-firefox' | 'playwright-chromium' | 
 
 export const BACKEND = (process.env.WDGATE_TEST_BACKEND ?? 'native') as TestBackend;
 
-const WINDOW_STATE = "Playwright's headless Chromium: a minimized window's document stays visible (Playwright's page emulation; not solved yet)";
+const WINDOW_STATE = "Playwright's Chromium: a minimized window's document stays visible (Playwright turns on Chromium's focus emulation for every page, which keeps the page visible; checked with Chromium alone)";
 
 /** Not the backend's: the test's own small PDF reader. */
 const PDF_READER = "Firefox writes its PDF with compressed object streams, which the test's small PDF reader does not read";
