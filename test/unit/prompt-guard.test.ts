@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PromptGuard } from '../../backends/prompt-guard.ts';
 
-const beforeunload = { type: 'beforeunload' as const, message: '', defaultValue: undefined };
+const beforeunload = { type: 'beforeunload' as const, message: '', defaultValue: '' };
 
 /** A guard whose listener dismisses every prompt, as unhandledPromptBehavior beforeUnload "dismiss" does. */
 function dismissingGuard(page: object) {
