@@ -19,6 +19,8 @@ const { values } = parseArgs({
   options: { iterations: { type: 'string', default: '30' }, concurrent: { type: 'string', default: '10' } },
 });
 const ITERATIONS = Number(values.iterations);
+/** Cold New Sessions (each a browser launch) per side. */
+const COLD_SESSIONS = 3;
 const CONCURRENT = Number(values.concurrent);
 const WINDOW = { width: 1280, height: 800 };
 
@@ -169,19 +171,19 @@ async function measure(server: Server, caps: object, pageUrl: string, cold?: Ser
   // New Session: "warm" is a lease when a context is prepared (wdgate says so in /status; a
   // client that runs any command between sessions meets this); "back to back" is a New Session
   // sent as soon as the last Delete answered, before the next context is ready.
-  for (let i = 0; i < 10; i++) {
+  for (let i = 0; i < ITERATIONS; i++) {
     await server.ready();
     let id = '';
     record('new session (warm)', await time(async () => (id = (await client.ok('POST', '/session', { capabilities: { alwaysMatch: caps } })).sessionId)));
     record('delete session', await time(() => client.ok('DELETE', `/session/${id}`)));
   }
-  for (let i = 0; i < 10; i++) {
+  for (let i = 0; i < ITERATIONS; i++) {
     let id = '';
     record('new session (back to back)', await time(async () => (id = (await client.ok('POST', '/session', { capabilities: { alwaysMatch: caps } })).sessionId)));
     await client.ok('DELETE', `/session/${id}`);
   }
   const coldClient = (cold ?? server).client;
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < COLD_SESSIONS; i++) {
     let id = '';
     record('new session (cold)', await time(async () => (id = (await coldClient.ok('POST', '/session', { capabilities: { alwaysMatch: caps } })).sessionId)));
     await coldClient.ok('DELETE', `/session/${id}`);
@@ -211,20 +213,26 @@ async function measure(server: Server, caps: object, pageUrl: string, cold?: Ser
   }
 }
 
+interface Side {
+  client: Client;
+  caps: object;
+  /** Resolves when a New Session would be served without preparing anything (Server.ready). */
+  ready?: () => Promise<void>;
+}
+
 /**
- * What the pass-through itself costs: one chromedriver driven directly and through wdgate's remote
- * backend (`upstream` names it in the relay's config), session by session and command by command
- * in turn, so that chromedriver's own spread between runs cancels out.
+ * Two servers measured in turn, session by session and command by command, so that the
+ * machine's drift over the run (and a browser's own spread) cancels out of their difference:
+ * what the pass-through costs (one chromedriver directly and through the remote backend), and
+ * the Playwright backend's ratio to native.
  */
-async function passThroughCost(direct: Client, relay: Client, upstream: string, pageUrl: string): Promise<{ direct: Samples; relayed: Samples }> {
-  const sides = [
-    { client: direct, caps: CHROMEDRIVER_CAPS, samples: new Map() as Samples, id: '' },
-    { client: relay, caps: { ...CHROMEDRIVER_CAPS, 'wdgate:options': { backend: 'remote', upstream } }, samples: new Map() as Samples, id: '' },
-  ];
+async function inTurn(a: Side, b: Side, pageUrl: string): Promise<[Samples, Samples]> {
+  const sides = [a, b].map((side) => ({ ...side, samples: new Map() as Samples, id: '' }));
   const record = (samples: Samples) => (name: string, ms: number) => samples.set(name, [...(samples.get(name) ?? []), ms]);
-  const inTurn = (i: number) => (i % 2 ? sides : [...sides].reverse());
-  for (let i = 0; i < 10; i++) {
-    for (const side of inTurn(i)) {
+  const order = (i: number) => (i % 2 ? sides : [...sides].reverse());
+  for (let i = 0; i < ITERATIONS; i++) {
+    for (const side of order(i)) {
+      await side.ready?.();
       let id = '';
       record(side.samples)('new session (warm)', await time(async () => (id = (await side.client.ok('POST', '/session', { capabilities: { alwaysMatch: side.caps } })).sessionId)));
       record(side.samples)('delete session', await time(() => side.client.ok('DELETE', `/session/${id}`)));
@@ -232,11 +240,11 @@ async function passThroughCost(direct: Client, relay: Client, upstream: string, 
   }
   for (const side of sides) side.id = await newSession(side.client, side.caps);
   try {
-    for (let i = 0; i < ITERATIONS; i++) for (const side of inTurn(i)) await commandMix(side.client, side.id, pageUrl, i, record(side.samples));
+    for (let i = 0; i < ITERATIONS; i++) for (const side of order(i)) await commandMix(side.client, side.id, pageUrl, i, record(side.samples));
   } finally {
     await Promise.all(sides.map((side) => side.client.ok('DELETE', `/session/${side.id}`)));
   }
-  return { direct: sides[0]!.samples, relayed: sides[1]!.samples };
+  return [sides[0]!.samples, sides[1]!.samples];
 }
 
 const pages = await startPageServer();
@@ -263,11 +271,12 @@ try {
   const ours = await measure(gateway, WDGATE_CAPS, pageUrl, coldGateway);
   const theirs = await measure(chromedriver, CHROMEDRIVER_CAPS, pageUrl);
   const forwarded = await measure(relay, PASS_THROUGH_CAPS, pageUrl);
-  const cost = await passThroughCost(chromedriver.client, relay.client, 'bench', pageUrl);
+  const [direct, relayed] = await inTurn({ client: chromedriver.client, caps: CHROMEDRIVER_CAPS }, { client: relay.client, caps: { ...CHROMEDRIVER_CAPS, 'wdgate:options': { backend: 'remote', upstream: 'bench' } } }, pageUrl);
   const playwright = await measure(playwrightGateway, PLAYWRIGHT_CAPS, pageUrl, coldPlaywright);
+  const [nativeInTurn, playwrightInTurn] = await inTurn({ client: gateway.client, caps: WDGATE_CAPS, ready: gateway.ready }, { client: playwrightGateway.client, caps: PLAYWRIGHT_CAPS, ready: playwrightGateway.ready }, pageUrl);
   const browser = execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim();
   const lines = [
-    `wdgate vs chromedriver, one run: medians in ms over ${ITERATIONS} iterations (ratio < 1: wdgate faster).`,
+    `wdgate vs chromedriver, one run: medians in ms over ${ITERATIONS} iterations (cold New Session: ${COLD_SESSIONS}; ratio < 1: wdgate faster).`,
     '',
     `Machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; Node ${process.version}; ` +
       `${readFileSync('/proc/version', 'utf8').split(' ').slice(0, 3).join(' ')}; ${browser}; window ${WINDOW.width}×${WINDOW.height}, headless.`,
@@ -276,7 +285,8 @@ try {
     'the pass-through adds to chromedriver alone (target: at most 5 % or 0.3 ms, whichever is larger), measured apart: one',
     'chromedriver driven directly and through the remote backend, command by command in turn (back to back and cold New Session:',
     'the two columns\' difference, marked ~). playwright: the Playwright backend on the same Chromium (warm and cold as native:',
-    'its gateway routes plain capabilities to it), and its ratio to native (target: within 1.5×).',
+    'its gateway routes plain capabilities to it), and its ratio to native (target: within 1.5×), measured apart the same way:',
+    'the native and the Playwright gateway in turn (back to back and cold New Session: the two columns\' ratio, marked ~).',
     '',
     '| command | wdgate | chromedriver | ratio | wdgate → chromedriver | added | playwright | ÷ native |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
@@ -286,10 +296,12 @@ try {
     const b = median(theirs.samples.get(name) ?? [NaN]);
     const f = median(forwarded.samples.get(name) ?? [NaN]);
     const p = median(playwright.samples.get(name) ?? [NaN]);
-    const interleaved = cost.direct.has(name);
-    const [plain, relayed] = interleaved ? [median(cost.direct.get(name)!), median(cost.relayed.get(name)!)] : [b, f];
-    const added = `${interleaved ? '' : '~'}${(relayed - plain).toFixed(2)} ms (${(((relayed - plain) / plain) * 100).toFixed(1)} %)`;
-    lines.push(`| ${name} | ${a.toFixed(2)} | ${b.toFixed(2)} | ${(a / b).toFixed(2)} | ${f.toFixed(2)} | ${added} | ${p.toFixed(2)} | ${(p / a).toFixed(2)} |`);
+    const interleaved = direct.has(name);
+    const [plain, through] = interleaved ? [median(direct.get(name)!), median(relayed.get(name)!)] : [b, f];
+    const added = `${interleaved ? '' : '~'}${(through - plain).toFixed(2)} ms (${(((through - plain) / plain) * 100).toFixed(1)} %)`;
+    const [n, q] = nativeInTurn.has(name) ? [median(nativeInTurn.get(name)!), median(playwrightInTurn.get(name)!)] : [a, p];
+    const ratio = `${nativeInTurn.has(name) ? '' : '~'}${(q / n).toFixed(2)}`;
+    lines.push(`| ${name} | ${a.toFixed(2)} | ${b.toFixed(2)} | ${(a / b).toFixed(2)} | ${f.toFixed(2)} | ${added} | ${p.toFixed(2)} | ${ratio} |`);
   }
   const [o, t, r, w] = [ours.concurrent, theirs.concurrent, forwarded.concurrent, playwright.concurrent];
   lines.push(
