@@ -46,6 +46,7 @@ export class MouseSource {
     const bit = event.button === undefined ? 0 : buttonBit(event.button);
     const before = event.type === 'pointerDown' ? event.buttons & ~bit : event.type === 'pointerUp' ? event.buttons | bit : event.buttons;
     const dropped = event.type === 'pointerMove' && this.#held === 0 && Math.round(event.x) === this.#x && Math.round(event.y) === this.#y;
+    // (A fresh source starts at 0,0 itself: a move to 0,0 there is dropped either way.)
     if ((this.#held & ~before) !== 0 || (dropped && (this.#x !== 0 || this.#y !== 0))) {
       this.#generation++;
       this.#held = 0;
