@@ -13,7 +13,7 @@ export const ENGINE_GAPS = {
 
 /** Firefox driven over its own WebDriver BiDi (the native backend). */
 export const BIDI_GAPS = {
-  clickCounting: "WebDriver BiDi's input actions carry no click count: Firefox counts clicks itself, so a press that W3C counts as the second of a double click is a single click there, and a move carries a detail of 1",
+  clickCounting: "WebDriver BiDi's input actions carry no click count: Firefox counts clicks itself and starts afresh with each input.performActions call (the W3C layer sends one event per call), so a press that W3C counts as the second of a double click is a single click there, and a move carries a detail of 1",
   keyTable: 'in Firefox the numpad PageUp key moves the caret to the start of the text field, so the characters typed after it come first',
   touchInput: "Firefox dispatches touch pointers' pointer events, but its touch events carry no touch lists (touch events are off on desktop Firefox)",
   penInput: "Firefox's WebDriver BiDi has no pen input (\"Unimplemented pointerMove for pointerType pen\")",
