@@ -164,6 +164,7 @@ function handle(edge: Edge, res: HttpResponse, req: HttpRequest): void {
   res.onAborted(() => {
     state.aborted = true;
     gone?.abort();
+    state.onGone?.();
   });
 
   const gate = admit(gateway, options, facts, path, headerBytes);
@@ -179,7 +180,7 @@ function handle(edge: Edge, res: HttpResponse, req: HttpRequest): void {
       const e = error('invalid argument', 'a path with . or .. segments is not forwarded');
       return afterBody(res, state, hasBody, options.maxBodyBytes, () => sendError(res, state, e));
     }
-    const send = (body: Buffer) => forwardRequest(gateway, forwarder, res, state, request, passThrough, method, target![2] ?? '', body);
+    const send = (body: Buffer) => forwardRequest(gateway, forwarder, res, state, passThrough, method, target![2] ?? '', body);
     if (!hasBody) return send(Buffer.alloc(0));
     return readBody(res, options.maxBodyBytes, true, (raw) => (raw === null ? bodyTooLarge(res, state, options.maxBodyBytes) : send(raw)));
   }
@@ -233,7 +234,6 @@ function forwardRequest(
   forwarder: Forwarder,
   res: HttpResponse,
   state: ResponseState,
-  request: { signal: AbortSignal },
   session: PassThroughSession,
   method: string,
   rest: string,
@@ -280,7 +280,9 @@ function forwardRequest(
       sendError(res, state, e);
     },
   });
-  request.signal.addEventListener('abort', () => forwarding.abort(), { once: true });
+  // The client gone: the upstream's answer is not waited for (no AbortSignal: this is the hot path).
+  if (state.aborted && !state.answered) forwarding.abort();
+  else state.onGone = () => forwarding.abort();
 }
 
 /** The security gate and the size limits on what was read so far: whose request it is, or how to refuse it. */
@@ -345,6 +347,8 @@ interface ResponseState {
   answered?: boolean;
   /** A HEAD request: headers only, or the body would be read as the next response. */
   head: boolean;
+  /** Told when the client goes away (a forwarded request gives up on its upstream). */
+  onGone?: () => void;
 }
 
 function sendError(res: HttpResponse, state: ResponseState, e: WebDriverError): void {

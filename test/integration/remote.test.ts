@@ -25,8 +25,9 @@ interface Seen {
   body: string;
 }
 
-function startFakeUpstream(): Promise<{ url: string; seen: Seen[]; close(): void }> {
+function startFakeUpstream(): Promise<{ url: string; seen: Seen[]; abandoned: () => number; close(): void }> {
   const seen: Seen[] = [];
+  let abandoned = 0;
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -45,7 +46,8 @@ function startFakeUpstream(): Promise<{ url: string; seen: Seen[]; close(): void
       });
     }
     if (req.url === '/session/upstream-id-1/title') return reply('fake title');
-    if (req.url === '/session/upstream-id-1/url') return; // stalls
+    // Stalls; counts the requests given up on (their connection closed before an answer).
+    if (req.url === '/session/upstream-id-1/url') return void res.on('close', () => abandoned++);
     if (req.method === 'DELETE') return reply(null);
     res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ value: { error: 'unknown command', message: 'no', stacktrace: '' } }));
   });
@@ -54,6 +56,7 @@ function startFakeUpstream(): Promise<{ url: string; seen: Seen[]; close(): void
       resolve({
         url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
         seen,
+        abandoned: () => abandoned,
         close: () => {
           server.closeAllConnections();
           server.close();
@@ -200,6 +203,21 @@ describe('remote backend: sessions on upstream W3C servers', () => {
     await s.delete('');
     const unknown = await client.fails('POST', '/session', { capabilities: { alwaysMatch: { 'wdgate:options': { backend: 'remote', upstream: 'nowhere' } } } }, 'session not created', 500);
     assert.match(unknown.message, /no upstream named "nowhere"/);
+  });
+
+  test('a client that goes away mid-command: its request upstream is given up, and the session goes on', async () => {
+    const s = await client.newSession({ 'wdgate:options': { backend: 'remote', upstream: 'fake' } });
+    const before = fake.abandoned();
+    const asked = fake.seen.length;
+    const leaving = new AbortController();
+    const stalled = fetch(`${gw.url}/session/${s.id}/url`, { headers: client.headers, signal: leaving.signal }).catch((e: Error) => e);
+    await eventually(async () => fake.seen.slice(asked).some((r) => r.path.endsWith('/url')), 'the command reached the upstream');
+    leaving.abort();
+    assert.ok((await stalled) instanceof Error);
+    // Well before the gateway's own bound (remote.commandTimeout 8000 ms here) would end it.
+    await eventually(async () => fake.abandoned() > before, 'the upstream request was not given up', 4000);
+    assert.equal(await s.get('/title'), 'fake title');
+    await s.delete('');
   });
 
   test("a path with dot segments is not forwarded: it could name another of the upstream's sessions", async () => {
