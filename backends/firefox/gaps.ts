@@ -8,6 +8,8 @@ export const ENGINE_GAPS = {
   focus: 'headless Firefox gives a document focus only with its first focus() call (a window focus event first), and a clicked button takes no focus',
   cookies: 'Firefox refuses a domain cookie for an IP address (RFC 6265: host-only there), and accepts the cookies Chromium refuses',
   print: 'Firefox lays out a print Chromium refuses (no invalid argument)',
+  moveInPlace:
+    "Firefox drops a move of its mouse to where it already is, so a new input source's first move there (its own pointer was elsewhere) is no mousemove; a fresh source of Firefox's would send it, but as another pointer (a new pointerId, with pointerover and pointerenter again)",
   dragAndDrop: 'in headless Firefox on Linux an HTML5 drag starts (dragstart) and never ends (no drop, no dragend), the actions sent in one WebDriver BiDi call as well as one by one (Firefox has no drag service when headless there)',
 } as const;
 

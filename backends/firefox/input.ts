@@ -1,7 +1,7 @@
 // Input as WebDriver BiDi actions (BiDi input.performActions): the W3C layer decides each event;
 // each is one action of one tick here, from input sources that stay the same for the session
-// (the mouse's replaced where Firefox's buttons or place are not the W3C layer's), so that
-// Firefox's own input state (keys and buttons held) follows the W3C layer's.
+// (the mouse's replaced when Firefox holds a press the W3C layer released), so that Firefox's own
+// input state (keys and buttons held) follows the W3C layer's.
 import { buttonBit, type KeyInputEvent, type PointerInputEvent, type TouchInputEvent, type WheelInputEvent } from '../backend.ts';
 
 type Source = Record<string, unknown>;
@@ -23,34 +23,25 @@ function properties(event: PointerInputEvent | (TouchInputEvent['points'][number
 }
 
 /**
- * The mouse as Firefox holds it: its buttons and its place, kept per input source from call to
- * call. Where they are not what the W3C layer's are, a fresh source takes the place of the
- * current one (Firefox sends no event for that):
- * - a press the W3C layer released that Firefox still holds (a prompt opened on the press and
- *   refused the release): Firefox would take the next press of that button as held already (no
- *   mousedown, the click lost);
- * - a move to where Firefox's source already is, which Firefox drops, while the W3C layer's
- *   pointer was elsewhere (a new Perform Actions source, or the place carried over from the
- *   previous document): the page would get no mousemove, and no mouseover.
+ * The mouse's buttons as Firefox holds them, kept per input source from call to call. When a
+ * prompt opened on a press, the W3C layer's release never reached Firefox (the prompt refused
+ * it), and Firefox would take the next press of that button as held already: no mousedown, the
+ * click lost. A source holding a button the W3C layer has released is left behind, and a fresh
+ * one takes its place (Firefox sends no event for that; the page sees another pointerId from
+ * then on, as it would for another mouse).
  */
 export class MouseSource {
   #generation = 0;
   /** The buttons (MouseEvent.buttons bits) Firefox holds for the current source. */
   #held = 0;
-  /** Where Firefox has the current source (a fresh one is at 0,0). */
-  #x = 0;
-  #y = 0;
 
   /** The source to send `event` from. */
   idFor(event: PointerInputEvent): string {
     const bit = event.button === undefined ? 0 : buttonBit(event.button);
     const before = event.type === 'pointerDown' ? event.buttons & ~bit : event.type === 'pointerUp' ? event.buttons | bit : event.buttons;
-    const dropped = event.type === 'pointerMove' && this.#held === 0 && Math.round(event.x) === this.#x && Math.round(event.y) === this.#y;
-    // (A fresh source starts at 0,0 itself: a move to 0,0 there is dropped either way.)
-    if ((this.#held & ~before) !== 0 || (dropped && (this.#x !== 0 || this.#y !== 0))) {
+    if ((this.#held & ~before) !== 0) {
       this.#generation++;
       this.#held = 0;
-      this.#x = this.#y = 0;
     }
     return this.#generation === 0 ? 'wdgate-mouse' : `wdgate-mouse-${this.#generation}`;
   }
@@ -60,9 +51,6 @@ export class MouseSource {
     const bit = event.button === undefined ? 0 : buttonBit(event.button);
     if (event.type === 'pointerDown') this.#held |= bit;
     else if (event.type === 'pointerUp') this.#held &= ~bit;
-    // Every event's actions move the source to its place first.
-    this.#x = Math.round(event.x);
-    this.#y = Math.round(event.y);
   }
 }
 

@@ -19,7 +19,7 @@ export const FIREFOX_GAPS = {
   clickCounting: 'Firefox counts clicks itself through Playwright, not as W3C counts them: a second press at one place is not a double click, and a move carries a detail of 1',
   dragAndDrop: ENGINE_GAPS.dragAndDrop,
   hover: ENGINE_GAPS.hover,
-  moveInPlace: "Firefox drops a move of Playwright's one mouse to where it already is, so a new input source's first move there (its own pointer was elsewhere) is no mousemove",
+  moveInPlace: ENGINE_GAPS.moveInPlace,
   focus: ENGINE_GAPS.focus,
   cookies: ENGINE_GAPS.cookies,
   print: ENGINE_GAPS.print,

@@ -163,6 +163,7 @@ const DECLARED: Record<TestBackend, Record<string, string>> = {
     'two clicks at one place in quick succession are a double click': BIDI_GAPS.clickCounting,
     'each Perform Actions counts clicks afresh: a double click right after a click is one double click': BIDI_GAPS.clickCounting,
     'a move alone hovers: mouseover and mousemove on the element, no click': ENGINE_GAPS.hover,
+    "a new source's move to where the last one left the pointer is a mousemove (its own pointer was elsewhere)": ENGINE_GAPS.moveInPlace,
     'HTML5 drag and drop of a draggable element onto a drop target': ENGINE_GAPS.dragAndDrop,
     'a touch pointer: pointer events of type touch with its width, height and pressure; touch events': BIDI_GAPS.touchInput,
     'two touch pointers at once (a pinch): both touch, move and lift': BIDI_GAPS.touchInput,
