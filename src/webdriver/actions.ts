@@ -16,7 +16,6 @@ import { dispatchPointerButton, dispatchPointerCancel, dispatchPointerMove, disp
 
 export { extractActionSequence } from './actions-process.ts';
 export { tiltFromAngles } from './actions-pointer.ts';
-export { buttonBit } from '../../backends/backend.ts';
 
 /** Like chromedriver: two presses of a button at one place this close together make a double click. */
 export const DOUBLE_CLICK_MS = 500;

@@ -2,8 +2,8 @@
 // state and dispatch, against a recording stand-in for the browser and the page.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { buttonBit } from '../../backends/backend.ts';
 import {
-  buttonBit,
   computeTickDuration,
   dispatchActions,
   extractActionSequence,
