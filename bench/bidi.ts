@@ -9,16 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BidiSocket } from '../test/helpers/bidi.ts';
 import type { Client } from '../test/helpers/client.ts';
+import { time } from './measure.ts';
 
 export interface BidiSamples {
   newSession: number[];
   samples: Map<string, number[]>;
-}
-
-async function time(fn: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await fn();
-  return performance.now() - start;
 }
 
 /** `sessions` BiDi sessions one after another, `iterations` of each message in each. */

@@ -2,8 +2,9 @@
 // driving the same Chromium) and through wdgate's remote backend to a chromedriver it manages, in
 // one run, same window size: cold and warm New Session, Delete
 // Session, single commands, then 10 sessions at once (throughput, and the memory of every process
-// each side started, as PSS). Prints a markdown table and writes it to bench/results.md.
-// Usage: npm run bench [-- --iterations 30 --concurrent 10]
+// each side started, as PSS); the cheapest reads again on a settled page, two servers in turn.
+// Prints a markdown table and writes it to bench/results.md.
+// Usage: npm run bench [-- --iterations 30 --settled 200 --concurrent 10]
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -11,18 +12,20 @@ import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startGateway, type TestGateway } from '../test/helpers/gateway.ts';
-import { Client, ELEMENT } from '../test/helpers/client.ts';
+import { Client } from '../test/helpers/client.ts';
 import { startPageServer } from '../test/helpers/pages.ts';
 import { measureBidi, measureFirefoxDirect } from './bidi.ts';
+import { WINDOW, commandMix, inTurn, median, newSession, settledInTurn, time, type Samples } from './measure.ts';
 
 const { values } = parseArgs({
-  options: { iterations: { type: 'string', default: '30' }, concurrent: { type: 'string', default: '10' } },
+  options: { iterations: { type: 'string', default: '30' }, settled: { type: 'string', default: '200' }, concurrent: { type: 'string', default: '10' } },
 });
 const ITERATIONS = Number(values.iterations);
+/** Rounds of each read on a settled page, per pair of servers. */
+const SETTLED_ROUNDS = Number(values.settled);
 /** Cold New Sessions (each a browser launch) per side. */
 const COLD_SESSIONS = 3;
 const CONCURRENT = Number(values.concurrent);
-const WINDOW = { width: 1280, height: 800 };
 
 /** chromedriver's Chromium: headless, the same switches wdgate uses for its own. */
 const CHROMEDRIVER_CAPS = {
@@ -89,14 +92,6 @@ const asServer = (gw: TestGateway, warm = true): Server => ({
   stop: () => gw.stop(),
 });
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-async function time(fn: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await fn();
-  return performance.now() - start;
-}
-
 /** Every process under `root` (itself included), from /proc. */
 function processTree(root: number): number[] {
   const children = new Map<number, number[]>();
@@ -128,40 +123,6 @@ function pssMiB(root: number): { mib: number; processes: number } {
   }
   return { mib: kb / 1024, processes: pids.length };
 }
-
-async function newSession(client: Client, caps: object): Promise<string> {
-  const { sessionId } = await client.ok('POST', '/session', { capabilities: { alwaysMatch: caps } });
-  // The same window on both sides: screenshot cost grows with the pixels.
-  await client.ok('POST', `/session/${sessionId}/window/rect`, WINDOW);
-  return sessionId;
-}
-
-/** One pass of the command mix in a session; records each command's time when `record` is given. */
-async function commandMix(client: Client, id: string, pageUrl: string, i: number, record?: (name: string, ms: number) => void): Promise<number> {
-  const s = (p: string) => `/session/${id}${p}`;
-  const step = async (name: string, fn: () => Promise<unknown>) => {
-    const ms = await time(fn);
-    record?.(name, ms);
-  };
-  let el = '';
-  let button = '';
-  await step('navigate', () => client.ok('POST', s('/url'), { url: pageUrl }));
-  await step('get title', () => client.ok('GET', s('/title')));
-  await step('find element', async () => (el = (await client.ok('POST', s('/element'), { using: 'css selector', value: '#name' }))[ELEMENT]));
-  await step('find elements (20)', () => client.ok('POST', s('/elements'), { using: 'css selector', value: 'li' }));
-  await step('get property', () => client.ok('GET', s(`/element/${el}/property/value`)));
-  await step('get element text', () => client.ok('GET', s(`/element/${el}/text`)));
-  await step('send keys', () => client.ok('POST', s(`/element/${el}/value`), { text: 'abc' }));
-  await step('clear', () => client.ok('POST', s(`/element/${el}/clear`), {}));
-  button = (await client.ok('POST', s('/element'), { using: 'css selector', value: '#go' }))[ELEMENT];
-  await step('click', () => client.ok('POST', s(`/element/${button}/click`), {}));
-  await step('execute script', () => client.ok('POST', s('/execute/sync'), { script: 'return arguments[0] + 1', args: [i] }));
-  await step('screenshot', () => client.ok('GET', s('/screenshot')));
-  await step('get cookies', () => client.ok('GET', s('/cookie')));
-  return 13; // commands sent, the lookup of the button included
-}
-
-type Samples = Map<string, number[]>;
 
 async function measure(server: Server, caps: object, pageUrl: string, cold?: Server): Promise<{ samples: Samples; concurrent: { perSecond: number; pss: { mib: number; processes: number } } }> {
   const samples: Samples = new Map();
@@ -213,40 +174,6 @@ async function measure(server: Server, caps: object, pageUrl: string, cold?: Ser
   }
 }
 
-interface Side {
-  client: Client;
-  caps: object;
-  /** Resolves when a New Session would be served without preparing anything (Server.ready). */
-  ready?: () => Promise<void>;
-}
-
-/**
- * Two servers measured in turn, session by session and command by command, so that the
- * machine's drift over the run (and a browser's own spread) cancels out of their difference:
- * what the pass-through costs (one chromedriver directly and through the remote backend), and
- * the Playwright backend's ratio to native.
- */
-async function inTurn(a: Side, b: Side, pageUrl: string): Promise<[Samples, Samples]> {
-  const sides = [a, b].map((side) => ({ ...side, samples: new Map() as Samples, id: '' }));
-  const record = (samples: Samples) => (name: string, ms: number) => samples.set(name, [...(samples.get(name) ?? []), ms]);
-  const order = (i: number) => (i % 2 ? sides : [...sides].reverse());
-  for (let i = 0; i < ITERATIONS; i++) {
-    for (const side of order(i)) {
-      await side.ready?.();
-      let id = '';
-      record(side.samples)('new session (warm)', await time(async () => (id = (await side.client.ok('POST', '/session', { capabilities: { alwaysMatch: side.caps } })).sessionId)));
-      record(side.samples)('delete session', await time(() => side.client.ok('DELETE', `/session/${id}`)));
-    }
-  }
-  for (const side of sides) side.id = await newSession(side.client, side.caps);
-  try {
-    for (let i = 0; i < ITERATIONS; i++) for (const side of order(i)) await commandMix(side.client, side.id, pageUrl, i, record(side.samples));
-  } finally {
-    await Promise.all(sides.map((side) => side.client.ok('DELETE', `/session/${side.id}`)));
-  }
-  return [sides[0]!.samples, sides[1]!.samples];
-}
-
 const pages = await startPageServer();
 const pageUrl = pages.page(
   `<input id="name" value="x"><button id="go" onclick="this.textContent = Date.now()">go</button><ul>${'<li>item</li>'.repeat(20)}</ul>`,
@@ -271,9 +198,13 @@ try {
   const ours = await measure(gateway, WDGATE_CAPS, pageUrl, coldGateway);
   const theirs = await measure(chromedriver, CHROMEDRIVER_CAPS, pageUrl);
   const forwarded = await measure(relay, PASS_THROUGH_CAPS, pageUrl);
-  const [direct, relayed] = await inTurn({ client: chromedriver.client, caps: CHROMEDRIVER_CAPS }, { client: relay.client, caps: { ...CHROMEDRIVER_CAPS, 'wdgate:options': { backend: 'remote', upstream: 'bench' } } }, pageUrl);
+  const passThrough = [{ client: chromedriver.client, caps: CHROMEDRIVER_CAPS }, { client: relay.client, caps: { ...CHROMEDRIVER_CAPS, 'wdgate:options': { backend: 'remote', upstream: 'bench' } } }] as const;
+  const [direct, relayed] = await inTurn(...passThrough, pageUrl, ITERATIONS);
   const playwright = await measure(playwrightGateway, PLAYWRIGHT_CAPS, pageUrl, coldPlaywright);
-  const [nativeInTurn, playwrightInTurn] = await inTurn({ client: gateway.client, caps: WDGATE_CAPS, ready: gateway.ready }, { client: playwrightGateway.client, caps: PLAYWRIGHT_CAPS, ready: playwrightGateway.ready }, pageUrl);
+  const backends = [{ client: gateway.client, caps: WDGATE_CAPS, ready: gateway.ready }, { client: playwrightGateway.client, caps: PLAYWRIGHT_CAPS, ready: playwrightGateway.ready }] as const;
+  const [nativeInTurn, playwrightInTurn] = await inTurn(...backends, pageUrl, ITERATIONS);
+  const [directSettled, relayedSettled] = await settledInTurn(...passThrough, pageUrl, SETTLED_ROUNDS);
+  const [nativeSettled, playwrightSettled] = await settledInTurn(...backends, pageUrl, SETTLED_ROUNDS);
   const browser = execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim();
   const lines = [
     `wdgate vs chromedriver, one run: medians in ms over ${ITERATIONS} iterations (cold New Session: ${COLD_SESSIONS}; ratio < 1: wdgate faster).`,
@@ -308,6 +239,19 @@ try {
     `| ${CONCURRENT} sessions at once: commands per second | ${o.perSecond.toFixed(0)} | ${t.perSecond.toFixed(0)} | ${(o.perSecond / t.perSecond).toFixed(2)} (throughput) | ${r.perSecond.toFixed(0)} | | ${w.perSecond.toFixed(0)} | |`,
     `| ${CONCURRENT} sessions open: PSS of every process, MiB | ${o.pss.mib.toFixed(0)} (${o.pss.processes} processes) | ${t.pss.mib.toFixed(0)} (${t.pss.processes} processes) | ${(o.pss.mib / t.pss.mib).toFixed(2)} | ${r.pss.mib.toFixed(0)} (${r.pss.processes} processes) | | ${w.pss.mib.toFixed(0)} (${w.pss.processes} processes) | |`,
   );
+  lines.push(
+    '',
+    `The cheapest reads on a settled page (loaded, nothing changing): each read on one side, then on the other, ${SETTLED_ROUNDS} rounds; ` +
+      "medians in ms. Here the pass-through's and Playwright's cost per command is not buried under the browser's own spread (the read " +
+      'right after a navigation or a click waits on a busy renderer, milliseconds that differ from one pass of the mix to the next).',
+    '',
+    '| read, settled page | chromedriver | through wdgate | added | wdgate | playwright | ÷ native |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+  );
+  for (const [name, samples] of directSettled) {
+    const [plain, through, n, q] = [samples, relayedSettled.get(name)!, nativeSettled.get(name)!, playwrightSettled.get(name)!].map(median) as [number, number, number, number];
+    lines.push(`| ${name} | ${plain.toFixed(2)} | ${through.toFixed(2)} | ${(through - plain).toFixed(2)} ms (${(((through - plain) / plain) * 100).toFixed(1)} %) | ${n.toFixed(2)} | ${q.toFixed(2)} | ${(q / n).toFixed(2)} |`);
+  }
   // BiDi: each side's New Session with webSocketUrl is a browser of its own (wdgate: the mapper
   // needs the whole browser; chromedriver: its mapper tab), so it is a launch on both.
   const bidiSessions = 3;
