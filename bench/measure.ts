@@ -16,7 +16,8 @@ export async function time(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
-const recorder = (samples: Samples) => (name: string, ms: number) => samples.set(name, [...(samples.get(name) ?? []), ms]);
+/** A function that records a command's time into `samples`. */
+export const recorder = (samples: Samples) => (name: string, ms: number) => samples.set(name, [...(samples.get(name) ?? []), ms]);
 
 export async function newSession(client: Client, caps: object): Promise<string> {
   const { sessionId } = await client.ok('POST', '/session', { capabilities: { alwaysMatch: caps } });

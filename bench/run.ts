@@ -15,7 +15,7 @@ import { startGateway, type TestGateway } from '../test/helpers/gateway.ts';
 import { Client } from '../test/helpers/client.ts';
 import { startPageServer } from '../test/helpers/pages.ts';
 import { measureBidi, measureFirefoxDirect } from './bidi.ts';
-import { WINDOW, commandMix, inTurn, median, newSession, settledInTurn, time, type Samples } from './measure.ts';
+import { WINDOW, commandMix, inTurn, median, newSession, recorder, settledInTurn, time, type Samples } from './measure.ts';
 
 const { values } = parseArgs({
   options: { iterations: { type: 'string', default: '30' }, settled: { type: 'string', default: '200' }, concurrent: { type: 'string', default: '10' } },
@@ -126,7 +126,7 @@ function pssMiB(root: number): { mib: number; processes: number } {
 
 async function measure(server: Server, caps: object, pageUrl: string, cold?: Server): Promise<{ samples: Samples; concurrent: { perSecond: number; pss: { mib: number; processes: number } } }> {
   const samples: Samples = new Map();
-  const record = (name: string, ms: number) => samples.set(name, [...(samples.get(name) ?? []), ms]);
+  const record = recorder(samples);
   const { client } = server;
 
   // New Session: "warm" is a lease when a context is prepared (wdgate says so in /status; a
