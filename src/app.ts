@@ -86,7 +86,8 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     pool,
     routes: config.routes,
     fileInputDirectories,
-    admission: { maxSessions: config.maxSessions, maxQueued: config.maxQueuedSessions, queueTimeout: config.sessionQueueTimeout },
+    admission: { maxSessions: config.maxSessions, maxQueued: config.maxQueuedSessions, queueTimeout: config.sessionQueueTimeout, drainNotice: config.drainNoticePeriod },
+    readyRequiresFreeSlot: config.readyRequiresFreeSlot,
     sessionIdleTimeout: config.sessionIdleTimeout,
     newSessionsPerSecond: config.newSessionsPerSecond,
     recordings,
@@ -199,10 +200,11 @@ function warmDefault(pool: Pool, backends: AnyBackend[], environment: BackendEnv
 }
 
 /**
- * Signals. SIGTERM (a service manager): no new session at once, running sessions may finish for
- * `shutdownGracePeriod`, then every session and browser is ended. SIGINT, or a second signal:
- * end everything now. SIGHUP: the tokens are read again (`reread` gives the config as it is now).
- * On any exit, whatever is left is killed.
+ * Signals. SIGTERM (a service manager): not ready at once (GET /ready answers 503), New Session
+ * still served for `drainNoticePeriod` (routers polling /ready stop sending meanwhile), then
+ * refused; running sessions may finish for `shutdownGracePeriod` (the notice included), then every
+ * session and browser is ended. SIGINT, or a second signal: end everything now. SIGHUP: the tokens
+ * are read again (`reread` gives the config as it is now). On any exit, whatever is left is killed.
  */
 export function installShutdown(running: RunningGateway, config: Config, reread: () => Config): void {
   const { gateway } = running;
@@ -216,12 +218,19 @@ export function installShutdown(running: RunningGateway, config: Config, reread:
   const shutdown = (signal: 'SIGTERM' | 'SIGINT') => {
     const grace = signal === 'SIGTERM' && !shuttingDown ? config.shutdownGracePeriod : 0;
     shuttingDown = true;
-    if (grace === 0 || gateway.sessions.size === 0) return end(signal);
+    if (grace === 0) return end(signal);
     gateway.stopTakingSessions();
-    gateway.log.info({ event: 'shutdown', signal, sessions: gateway.sessions.size, graceMs: grace }, `wdgate: ${signal}, no new sessions; running ones may finish for ${grace} ms`);
+    const { admission } = gateway;
+    // Done once the notice is over and no session runs, is being created or waits for a slot.
+    const done = () => gateway.newSessionsRefused() !== undefined && admission.active === 0 && admission.queued === 0 && gateway.sessions.size === 0;
+    if (done()) return end(signal);
+    gateway.log.info(
+      { event: 'shutdown', signal, sessions: gateway.sessions.size, graceMs: grace, noticeMs: admission.config.drainNotice },
+      `wdgate: ${signal}, not ready; no new sessions after ${admission.config.drainNotice} ms; running ones may finish for ${grace} ms`,
+    );
     const deadline = Date.now() + grace;
     const wait = setInterval(() => {
-      if (gateway.sessions.size > 0 && Date.now() < deadline) return;
+      if (!done() && Date.now() < deadline) return;
       clearInterval(wait);
       end(signal);
     }, 100);

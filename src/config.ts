@@ -19,7 +19,7 @@ export interface Config {
   debugProcess: string | null;
   defaultTimeZone: string | null;
   maxSessions: number;
-  /** New Session requests that may wait for a free slot at once. */
+  /** New Session requests one principal may have waiting for a free slot at once. */
   maxQueuedSessions: number;
   /** How long a New Session request waits for a free slot (ms). */
   sessionQueueTimeout: number;
@@ -27,6 +27,13 @@ export interface Config {
   sessionIdleTimeout: number;
   /** On SIGTERM, how long running sessions may go on before they are ended (ms). */
   shutdownGracePeriod: number;
+  /**
+   * Once the gateway turns unready (drain, SIGTERM), how long it still creates sessions (ms): the
+   * time routers that poll GET /ready need to stop sending (a Selenium Grid's health check).
+   */
+  drainNoticePeriod: number;
+  /** GET /ready also answers 503 while every session slot is taken. */
+  readyRequiresFreeSlot: boolean;
   pool: PoolConfig;
   /** Session recordings (wdgate:options recordVideo): where, kept how long, within what disk budget. */
   recordings: { directory: string | null; retention: number; maxBytes: number; fps: number };
@@ -44,8 +51,8 @@ export interface Config {
   newSessionsPerSecond: number;
   /** Token file (src/server/auth.ts): tokens never come from the command line. */
   authTokenFile: string | null;
-  /** Tokens in the config file itself: a token, or {name, token, maxSessions}. */
-  authTokens: (string | { name: string; token: string; maxSessions?: number; admin?: boolean })[];
+  /** Tokens in the config file itself: a token, or {name, token, maxSessions, admin, share}. */
+  authTokens: (string | { name: string; token: string; maxSessions?: number; admin?: boolean; share?: number })[];
   /** Loopback clients need a token too (when tokens are configured). */
   requireAuthOnLoopback: boolean;
   /** Host names accepted in the Host header besides IP addresses and localhost. */
@@ -108,8 +115,17 @@ const names = (pattern: RegExp, what: string): Check => (v, name) => {
 function authTokens(v: unknown, name: string): Config['authTokens'] {
   const ok =
     Array.isArray(v) &&
-    v.every((t) => typeof t === 'string' || (typeof t === 'object' && t !== null && typeof t.name === 'string' && typeof t.token === 'string' && (t.admin === undefined || typeof t.admin === 'boolean')));
-  if (!ok) throw new ConfigError(`${name} must be a list of tokens or {"name", "token", "maxSessions", "admin"} objects`);
+    v.every(
+      (t) =>
+        typeof t === 'string' ||
+        (typeof t === 'object' &&
+          t !== null &&
+          typeof t.name === 'string' &&
+          typeof t.token === 'string' &&
+          (t.admin === undefined || typeof t.admin === 'boolean') &&
+          (t.share === undefined || typeof t.share === 'number')),
+    );
+  if (!ok) throw new ConfigError(`${name} must be a list of tokens or {"name", "token", "maxSessions", "admin", "share"} objects`);
   return v as Config['authTokens'];
 }
 
@@ -234,6 +250,8 @@ const SCHEMA: Record<keyof Config, Check> = {
   sessionQueueTimeout: int(0, 2 ** 31 - 1),
   sessionIdleTimeout: int(100, 2 ** 31 - 1),
   shutdownGracePeriod: int(0, 2 ** 31 - 1),
+  drainNoticePeriod: int(0, 2 ** 31 - 1),
+  readyRequiresFreeSlot: bool,
   pool,
   recordings,
   logLevel: (v, name) => {

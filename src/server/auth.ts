@@ -10,16 +10,18 @@ export interface Principal {
   maxSessions: number | null;
   /** May use the admin API and see every principal's sessions (`admin` in the token file). */
   admin: boolean;
+  /** Its weight when principals wait for slots in turn (`share=N` in the token file; 1 by default). */
+  share: number;
 }
 
 /** A loopback client without a token (the default: wdgate serves loopback only): the machine's own user, an admin. */
-export const LOCAL: Principal = Object.freeze({ name: 'local', maxSessions: null, admin: true });
+export const LOCAL: Principal = Object.freeze({ name: 'local', maxSessions: null, admin: true, share: 1 });
 
 /**
  * A loopback client without a token where tokens are configured (and loopback needs none): the
  * same principal, but no admin, or any process of the machine could end every token's sessions.
  */
-export const LOCAL_WITH_TOKENS: Principal = Object.freeze({ name: 'local', maxSessions: null, admin: false });
+export const LOCAL_WITH_TOKENS: Principal = Object.freeze({ name: 'local', maxSessions: null, admin: false, share: 1 });
 
 export interface TokenEntry extends Principal {
   token: string;
@@ -27,10 +29,14 @@ export interface TokenEntry extends Principal {
 
 export class TokenFileError extends Error {}
 
+/** The largest share a principal may have (shares weigh turns in the queue: 1 to this). */
+export const MAX_SHARE = 1000;
+
 /**
  * A token file: one token per line, either the token alone or `name token max-sessions`
  * separated by spaces, optionally followed by `admin` (the admin API, every principal's
- * sessions); blank lines and `#` comments are ignored. Errors name the line, never the token.
+ * sessions) and `share=N` (its weight when principals wait for slots in turn), in either order;
+ * blank lines and `#` comments are ignored. Errors name the line, never the token.
  */
 export function parseTokenFile(text: string, file: string): TokenEntry[] {
   const entries: TokenEntry[] = [];
@@ -40,19 +46,31 @@ export function parseTokenFile(text: string, file: string): TokenEntry[] {
     const fields = line.split(/\s+/);
     const where = `${file} line ${i + 1}`;
     if (fields.length === 1) {
-      entries.push({ name: `token${entries.length + 1}`, token: fields[0]!, maxSessions: null, admin: false });
-    } else if (fields.length === 3 || fields.length === 4) {
-      const [name, token, max, flag] = fields as [string, string, string, string?];
+      entries.push({ name: `token${entries.length + 1}`, token: fields[0]!, maxSessions: null, admin: false, share: 1 });
+    } else if (fields.length >= 3 && fields.length <= 5) {
+      const [name, token, max, ...flags] = fields as [string, string, string, ...string[]];
       if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new TokenFileError(`${where}: the name may hold letters, digits, ".", "_" and "-" only`);
       if (!/^[1-9]\d{0,5}$/.test(max)) throw new TokenFileError(`${where}: max-sessions must be a positive integer`);
-      if (flag !== undefined && flag !== 'admin') throw new TokenFileError(`${where}: the fourth field may only be "admin"`);
-      entries.push({ name, token, maxSessions: Number(max), admin: flag === 'admin' });
+      let admin = false;
+      let share: number | undefined;
+      for (const flag of flags) {
+        const shareMatch = /^share=(\d+)$/.exec(flag);
+        if (flag === 'admin' && !admin) admin = true;
+        else if (shareMatch && share === undefined) share = checkShare(Number(shareMatch[1]), where);
+        else throw new TokenFileError(`${where}: after max-sessions only "admin" and "share=N" may follow, once each`);
+      }
+      entries.push({ name, token, maxSessions: Number(max), admin, share: share ?? 1 });
     } else {
-      throw new TokenFileError(`${where}: expected "token", "name token max-sessions" or "name token max-sessions admin"`);
+      throw new TokenFileError(`${where}: expected "token", or "name token max-sessions" optionally followed by "admin" and "share=N"`);
     }
   });
   checkTokens(entries, file);
   return entries;
+}
+
+function checkShare(share: number, where: string): number {
+  if (!Number.isInteger(share) || share < 1 || share > MAX_SHARE) throw new TokenFileError(`${where}: share must be an integer from 1 to ${MAX_SHARE}`);
+  return share;
 }
 
 /** Tokens long enough to resist guessing, and names that tell principals apart. */
@@ -117,7 +135,7 @@ export interface TokenSources {
   file: string | null;
   fileText?: string;
   env: string | undefined;
-  list: (string | { name: string; token: string; maxSessions?: number; admin?: boolean })[];
+  list: (string | { name: string; token: string; maxSessions?: number; admin?: boolean; share?: number })[];
 }
 
 /**
@@ -127,12 +145,18 @@ export interface TokenSources {
 export function collectTokens(sources: TokenSources): Tokens {
   const entries: TokenEntry[] = [];
   if (sources.fileText !== undefined) entries.push(...parseTokenFile(sources.fileText, sources.file ?? 'the token file'));
-  if (sources.env) entries.push({ name: 'default', token: sources.env.trim(), maxSessions: null, admin: false });
+  if (sources.env) entries.push({ name: 'default', token: sources.env.trim(), maxSessions: null, admin: false, share: 1 });
   for (const entry of sources.list) {
     entries.push(
       typeof entry === 'string'
-        ? { name: `config${entries.length + 1}`, token: entry, maxSessions: null, admin: false }
-        : { name: entry.name, token: entry.token, maxSessions: entry.maxSessions ?? null, admin: entry.admin === true },
+        ? { name: `config${entries.length + 1}`, token: entry, maxSessions: null, admin: false, share: 1 }
+        : {
+            name: entry.name,
+            token: entry.token,
+            maxSessions: entry.maxSessions ?? null,
+            admin: entry.admin === true,
+            share: entry.share === undefined ? 1 : checkShare(entry.share, `authTokens (${entry.name})`),
+          },
     );
   }
   checkTokens(entries, 'tokens (token file, WDGATE_TOKEN and authTokens together)');

@@ -24,8 +24,10 @@ export interface GatewayOptions {
   fileInputDirectories: string[] | null;
   environment: BackendEnvironment;
   pool: Pool;
-  /** Most sessions at once, and how New Session requests past it wait. */
+  /** Most sessions at once, how New Session requests past it wait, the drain notice. */
   admission: AdmissionConfig;
+  /** GET /ready answers 503 while every slot is taken, too. */
+  readyRequiresFreeSlot: boolean;
   /** A session no command used for this long is ended (ms). */
   sessionIdleTimeout: number;
   /** New Session requests one principal may make per second. */
@@ -58,9 +60,13 @@ export class Gateway {
   readonly recordings: Recordings;
   /** Sessions per principal, those being created included (a principal's own maximum). */
   readonly #owned = new Map<string, number>();
+  /** close(): every session ends now. */
   #closing = false;
+  /** SIGTERM: no new sessions (after the drain notice), running ones may finish. */
+  #shuttingDown = false;
   /** Draining (the admin API): no new sessions, running ones go on; why, as the operator said. */
   #draining: string | undefined;
+  readonly #readyRequiresFreeSlot: boolean;
 
   constructor(options: GatewayOptions) {
     this.backends = options.backends;
@@ -69,6 +75,7 @@ export class Gateway {
     this.environment = options.environment;
     this.pool = options.pool;
     this.admission = new Admission(options.admission);
+    this.#readyRequiresFreeSlot = options.readyRequiresFreeSlot;
     this.newSessionRate = new RateLimit(options.newSessionsPerSecond);
     this.recordings = options.recordings;
     this.log = options.log;
@@ -82,30 +89,43 @@ export class Gateway {
     });
   }
 
-  /** Whether a New Session would be served now, and why not (Status, and BiDi's session.status). */
-  readiness(): { ready: boolean; message: string } {
-    const refused = this.newSessionsRefused();
-    if (refused) return { ready: false, message: refused };
-    if (this.admission.full) return { ready: false, message: `wdgate is at its limit of ${this.maxSessions} sessions (${this.admission.queued} waiting)` };
+  /**
+   * Whether a New Session would be served now, and why not: Status and BiDi's session.status
+   * (every slot taken is "not ready"), and GET /ready (only if `readyRequiresFreeSlot`). Not ready
+   * from the moment the gateway drains or shuts down, its notice period included.
+   */
+  readiness(requireFreeSlot = true): { ready: boolean; message: string } {
+    const unready = this.#closing ? 'wdgate is shutting down' : this.admission.unready;
+    if (unready) return { ready: false, message: unready };
+    if (requireFreeSlot && this.admission.full) return { ready: false, message: `wdgate is at its limit of ${this.maxSessions} sessions (${this.admission.queued} waiting)` };
     return { ready: true, message: 'wdgate is ready to create a session' };
   }
 
-  /** Why New Session is refused whatever the load (shutting down, draining), or undefined. */
-  newSessionsRefused(): string | undefined {
-    if (this.closing) return 'wdgate is shutting down';
-    if (this.#draining !== undefined) return `wdgate is draining (no new sessions; running ones go on): ${this.#draining}`;
-    return undefined;
+  /** GET /ready's answer (readiness for routers: a Grid relay's status-endpoint, Kubernetes). */
+  routerReadiness(): { ready: boolean; message: string } {
+    return this.readiness(this.#readyRequiresFreeSlot);
   }
 
-  /** Take no new sessions until undrain(); running sessions go on. */
+  /** Why New Session is refused whatever the load (shutting down, draining past its notice), or undefined. */
+  newSessionsRefused(): string | undefined {
+    if (this.#closing) return 'wdgate is shutting down';
+    return this.admission.refusal();
+  }
+
+  /**
+   * Take no new sessions until undrain(); running sessions go on. Readiness says so at once; New
+   * Session is still served for the drain notice period (routers polling /ready stop meanwhile).
+   */
   drain(message: string): void {
     this.#draining = message;
-    this.log.info({ event: 'draining', message });
+    if (!this.#shuttingDown) this.admission.stopTaking(`wdgate is draining (no new sessions; running ones go on): ${message}`, { notice: true });
+    this.log.info({ event: 'draining', message, noticeMs: this.admission.config.drainNotice });
   }
 
   undrain(): void {
     if (this.#draining === undefined) return;
     this.#draining = undefined;
+    if (!this.#shuttingDown) this.admission.resumeTaking();
     this.log.info({ event: 'undrained' });
   }
 
@@ -117,8 +137,9 @@ export class Gateway {
     return this.admission.config.maxSessions;
   }
 
+  /** Shutting down: SIGTERM's grace period, or close(). */
   get closing(): boolean {
-    return this.#closing;
+    return this.#closing || this.#shuttingDown;
   }
 
   /**
@@ -198,14 +219,16 @@ export class Gateway {
     });
   }
 
-  /** Take no new session (shutting down); running sessions go on until close(). */
+  /** Take no new session (SIGTERM), after the drain notice period; running sessions go on until close(). */
   stopTakingSessions(): void {
-    this.#closing = true;
+    this.#shuttingDown = true;
+    this.admission.stopTaking('wdgate is shutting down', { notice: true });
   }
 
   /** End every session, then every browser (gateway shutdown). */
   async close(): Promise<void> {
     this.#closing = true;
+    this.admission.stopTaking('wdgate is shutting down', { notice: false });
     for (const session of this.sessions.all()) void this.sessions.end(session, 'the gateway shut down');
     await this.sessions.settled();
     await this.pool.close();

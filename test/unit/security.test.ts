@@ -54,7 +54,7 @@ describe('isLoopbackAddress', () => {
 
 const NO_TOKENS: AccessPolicy = { tokens: new Tokens([]), requireAuthOnLoopback: false, allowHosts: [], allowOrigins: [], scheme: 'http' };
 const TOKEN = 'a-token-of-sufficient-length';
-const WITH_TOKENS: AccessPolicy = { ...NO_TOKENS, tokens: new Tokens([{ name: 'ci', token: TOKEN, maxSessions: 2, admin: false }]) };
+const WITH_TOKENS: AccessPolicy = { ...NO_TOKENS, tokens: new Tokens([{ name: 'ci', token: TOKEN, maxSessions: 2, admin: false, share: 1 }]) };
 
 function check(peer: string, host: string, origin = '', more: Partial<RequestFacts> = {}, policy = NO_TOKENS) {
   return checkRequest({ peer, host, origin, method: 'GET', contentType: '', authorization: '', ...more }, policy);
@@ -132,12 +132,17 @@ describe('tokens', () => {
     assert.equal(check('127.0.0.1', 'localhost', '', { authorization: `Bearer ${TOKEN}` }, strict).ok, true);
   });
 
-  test('a token file: bare tokens, named tokens with a session limit, admins, comments and blank lines', () => {
-    const entries = parseTokenFile(`# operators\n\n${TOKEN}\nci   ${TOKEN}-ci   3\nops ${TOKEN}-ops 1 admin\n  # indented comment\n`, 'tokens');
+  test('a token file: bare tokens, named tokens with a session limit, admins, shares, comments and blank lines', () => {
+    const entries = parseTokenFile(
+      `# operators\n\n${TOKEN}\nci   ${TOKEN}-ci   3\nops ${TOKEN}-ops 1 admin\n  # indented comment\nqa ${TOKEN}-qa 8 share=3\nboss ${TOKEN}-boss 2 share=2 admin\n`,
+      'tokens',
+    );
     assert.deepEqual(entries, [
-      { name: 'token1', token: TOKEN, maxSessions: null, admin: false },
-      { name: 'ci', token: `${TOKEN}-ci`, maxSessions: 3, admin: false },
-      { name: 'ops', token: `${TOKEN}-ops`, maxSessions: 1, admin: true },
+      { name: 'token1', token: TOKEN, maxSessions: null, admin: false, share: 1 },
+      { name: 'ci', token: `${TOKEN}-ci`, maxSessions: 3, admin: false, share: 1 },
+      { name: 'ops', token: `${TOKEN}-ops`, maxSessions: 1, admin: true, share: 1 },
+      { name: 'qa', token: `${TOKEN}-qa`, maxSessions: 8, admin: false, share: 3 },
+      { name: 'boss', token: `${TOKEN}-boss`, maxSessions: 2, admin: true, share: 2 },
     ]);
     for (const [text, message] of [
       ['a b', /line 1/],
@@ -146,7 +151,12 @@ describe('tokens', () => {
       ['short', /shorter than 16/],
       [`ci ${TOKEN} 1\nci ${TOKEN}2 1`, /twice/],
       [`local ${TOKEN} 1`, /reserved/],
-      [`ci ${TOKEN} 1 root`, /fourth field/],
+      [`ci ${TOKEN} 1 root`, /only "admin" and "share=N"/],
+      [`ci ${TOKEN} 1 admin admin`, /once each/],
+      [`ci ${TOKEN} 1 share=0`, /share must be an integer from 1 to 1000/],
+      [`ci ${TOKEN} 1 share=1001`, /share must be/],
+      [`ci ${TOKEN} 1 share=2 share=3`, /once each/],
+      [`ci ${TOKEN} 1 share=2 admin extra`, /expected/],
     ] as const) {
       assert.throws(() => parseTokenFile(text, 'tokens'), (e: Error) => e instanceof TokenFileError && message.test(e.message) && !e.message.includes(TOKEN), text);
     }
@@ -157,19 +167,20 @@ describe('tokens', () => {
       file: 'tokens',
       fileText: `ci ${TOKEN}-ci 3\n`,
       env: `${TOKEN}-env\n`,
-      list: [`${TOKEN}-cfg`, { name: 'ops', token: `${TOKEN}-ops`, maxSessions: 2, admin: true }],
+      list: [`${TOKEN}-cfg`, { name: 'ops', token: `${TOKEN}-ops`, maxSessions: 2, admin: true, share: 4 }],
     });
     const who = (token: string) => tokens.authenticate(`Bearer ${token}`);
-    assert.deepEqual(who(`${TOKEN}-ci`), { name: 'ci', maxSessions: 3, admin: false });
-    assert.deepEqual(who(`${TOKEN}-env`), { name: 'default', maxSessions: null, admin: false });
+    assert.deepEqual(who(`${TOKEN}-ci`), { name: 'ci', maxSessions: 3, admin: false, share: 1 });
+    assert.deepEqual(who(`${TOKEN}-env`), { name: 'default', maxSessions: null, admin: false, share: 1 });
     assert.equal(who(`${TOKEN}-cfg`)?.maxSessions, null);
-    assert.deepEqual(who(`${TOKEN}-ops`), { name: 'ops', maxSessions: 2, admin: true });
+    assert.deepEqual(who(`${TOKEN}-ops`), { name: 'ops', maxSessions: 2, admin: true, share: 4 });
     assert.equal(who(TOKEN), null);
     // A name or a token used twice over the sources is refused (which principal would it be?).
     for (const sources of [
       { file: 'tokens', fileText: `default ${TOKEN}-a 1`, env: `${TOKEN}-b`, list: [] },
       { file: null, env: TOKEN, list: [TOKEN] },
       { file: null, env: undefined, list: ['short'] },
+      { file: null, env: undefined, list: [{ name: 'ops', token: TOKEN, share: 0 }] },
     ]) {
       assert.throws(() => collectTokens(sources), (e: Error) => e instanceof TokenFileError && !e.message.includes(TOKEN));
     }
@@ -187,7 +198,7 @@ describe('the dashboard', () => {
 
   test('a login cookie stands for its principal, only with no Authorization header; a forged or ended one for nobody', () => {
     const logins = new UiLogins();
-    const principal = { name: 'ci', maxSessions: 2, admin: false };
+    const principal = { name: 'ci', maxSessions: 2, admin: false, share: 1 };
     const setCookie = logins.login(principal, false);
     assert.match(setCookie, /^wdgate_ui=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\//);
     const cookie = setCookie.split(';')[0]!;
@@ -199,7 +210,7 @@ describe('the dashboard', () => {
     const promoted = { ...principal, admin: true };
     logins.retain([promoted]);
     assert.deepEqual(check('10.0.0.2', '10.0.0.1', '', { cookie }, policy), { ok: true, principal: promoted });
-    logins.retain([{ name: 'someone else', maxSessions: null, admin: false }]);
+    logins.retain([{ name: 'someone else', maxSessions: null, admin: false, share: 1 }]);
     assert.equal(check('10.0.0.2', '10.0.0.1', '', { cookie }, policy).ok, false);
   });
 });

@@ -40,7 +40,7 @@ export const newSession = globalCommand({
       }
       unclaim = gateway.claimSession(principal);
       // A slot first (waiting in the queue while every slot is taken), then a prepared context.
-      ticket = await gateway.admission.admit(request.signal);
+      ticket = await gateway.admission.admit(principal, request.signal);
       const created =
         matched.backend.kind === 'driven'
           ? await createSession(gateway, capabilities, matched as { backend: Backend; spec: LaunchSpec }, ticket, principal, unclaim, request.webSocketBase)
