@@ -5,6 +5,7 @@
 import { LOCAL, type Principal } from '../server/auth.ts';
 import { error, HttpRefusal } from '../webdriver/errors.ts';
 import { p } from '../webdriver/params.ts';
+import { TextBody } from '../webdriver/json.ts';
 import { globalCommand, type CommandContext } from '../webdriver/commands/types.ts';
 import { describeSession } from './dashboard.ts';
 
@@ -56,6 +57,7 @@ export const adminQueue = globalCommand({
       oldestQueuedMs: gateway.admission.oldestWait,
       active: gateway.sessions.size,
       maxSessions: gateway.maxSessions,
+      principals: gateway.principalQueues(),
       pool: gateway.pool.stats(),
     };
   },
@@ -77,6 +79,19 @@ export const adminUndrain = globalCommand({
     admin(ctx);
     ctx.gateway.undrain();
     return { draining: false };
+  },
+});
+
+/**
+ * GET /ready: readiness for routers, which look only at the HTTP status (a Selenium Grid relay's
+ * status-endpoint, a Kubernetes readiness probe): 200 while New Session is taken, 503 with the
+ * reason from the moment the gateway drains or shuts down (its notice period included), or, with
+ * readyRequiresFreeSlot, while every slot is taken. No browser is touched.
+ */
+export const ready = globalCommand({
+  handler({ gateway }) {
+    const readiness = gateway.routerReadiness();
+    return new TextBody('application/json; charset=utf-8', JSON.stringify({ value: readiness }), readiness.ready ? 200 : 503);
   },
 });
 

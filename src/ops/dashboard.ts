@@ -1,4 +1,4 @@
-// What the dashboard (/ui) shows, for one principal: the pool per key, the queue, and each
+// What the dashboard (/ui) shows, for one principal: the pool per key, the queue (per principal), and each
 // session it may see (its own; an admin's: all) with who, what browser, age, idleness, current
 // URL and title and its last commands; and a live view of one session's page. Everything is
 // pushed over the dashboard's WebSocket (src/server/ui.ts); nothing here runs unless someone
@@ -60,7 +60,14 @@ export class Dashboard {
       principal: principal.name,
       admin: principal.admin,
       ready: gateway.readiness(),
-      queue: { queued: gateway.admission.queued, oldestQueuedMs: gateway.admission.oldestWait, active: gateway.sessions.size, max: gateway.maxSessions },
+      queue: {
+        queued: gateway.admission.queued,
+        oldestQueuedMs: gateway.admission.oldestWait,
+        active: gateway.sessions.size,
+        max: gateway.maxSessions,
+        // Per principal: its own for a principal, every one for an admin (as the sessions).
+        principals: gateway.principalQueues().filter((queue) => principal.admin || queue.principal === principal.name),
+      },
       pool: gateway.pool.stats(),
       sessions: this.visible(principal).map((session) => {
         const page = this.#pages.get(session);

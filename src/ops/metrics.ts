@@ -1,12 +1,16 @@
-// Prometheus metrics (prom-client), served at GET /metrics: sessions active, queued, created and
-// failed; the pool's browsers and contexts per key; command latency by command name.
+// Prometheus metrics (prom-client), served at GET /metrics: sessions active, queued (and queued
+// per principal), created and failed; the pool's browsers and contexts per key; command latency
+// by command name.
 import client from 'prom-client';
 import type { KeyStats } from '../pool/pool.ts';
+import type { LineStats } from '../webdriver/admission.ts';
 
 /** What the metrics read from the gateway when scraped. */
 export interface MetricsSource {
   sessionsActive(): number;
   sessionsQueued(): number;
+  /** Each waiting principal's line (principals come from the token file: a bounded label). */
+  queuedByPrincipal(): LineStats[];
   pool(): KeyStats[];
   /** BiDi sockets open now. */
   bidiConnections(): number;
@@ -67,6 +71,16 @@ export class Metrics {
       registers,
       collect() {
         this.set(source.sessionsQueued());
+      },
+    });
+    new client.Gauge({
+      name: 'wdgate_principal_sessions_queued',
+      help: 'New Session requests waiting for a free slot, by principal (the token that asks)',
+      labelNames: ['principal'],
+      registers,
+      collect() {
+        this.reset();
+        for (const line of source.queuedByPrincipal()) this.set({ principal: line.principal }, line.queued);
       },
     });
     new client.Gauge({

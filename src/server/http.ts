@@ -8,7 +8,7 @@ import { JsonText, TextBody } from '../webdriver/json.ts';
 import { matchRoute } from './routes.ts';
 import { LOCAL } from './auth.ts';
 import type { Principal } from './auth.ts';
-import { checkRequest, type AccessPolicy, type RequestFacts } from './security.ts';
+import { checkRequest, isProbe, type AccessPolicy, type RequestFacts } from './security.ts';
 import { jsonDepthExceeds } from './limits.ts';
 import { Forwarder } from './forward.ts';
 import type { PassThroughSession } from '../webdriver/pass-through.ts';
@@ -51,6 +51,7 @@ const STATUS_TEXT: Record<number, string> = {
   404: '404 Not Found',
   405: '405 Method Not Allowed',
   500: '500 Internal Server Error',
+  503: '503 Service Unavailable',
 };
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -114,16 +115,19 @@ interface Edge {
 function requestFacts(res: HttpResponse, req: HttpRequest): { facts: RequestFacts; path: string; headerBytes: number } {
   let headerBytes = 0;
   req.forEach((name, value) => void (headerBytes += name.length + value.length + 4));
+  const method = req.getCaseSensitiveMethod().toUpperCase();
+  const path = req.getUrl();
   const facts = {
     peer: Buffer.from(res.getRemoteAddressAsText()).toString(),
-    method: req.getCaseSensitiveMethod().toUpperCase(),
+    method,
     host: req.getHeader('host'),
     origin: req.getHeader('origin'),
     contentType: req.getHeader('content-type'),
     authorization: req.getHeader('authorization'),
     cookie: req.getHeader('cookie'),
+    probe: isProbe(method, path),
   };
-  return { facts, path: req.getUrl(), headerBytes };
+  return { facts, path, headerBytes };
 }
 
 /** A WebSocket upgrade passes the same gate as any request, before the socket exists. */
@@ -198,7 +202,7 @@ function handle(edge: Edge, res: HttpResponse, req: HttpRequest): void {
     gateway.execute(route.command, urlParams, body, request).then(
       (value) =>
         value instanceof TextBody
-          ? send(res, state, 200, value.text, value.contentType)
+          ? send(res, state, value.status, value.text, value.contentType)
           : send(res, state, 200, value instanceof JsonText ? `{"value":${value.text}}` : JSON.stringify({ value: value === undefined ? null : value })),
       (e) =>
         e instanceof HttpRefusal

@@ -17,9 +17,10 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/session', command: 'newSession' },
   { method: 'DELETE', path: S, command: 'deleteSession' },
   { method: 'GET', path: '/status', command: 'status' },
-  // Not W3C: Prometheus metrics, the liveness probe and the admin API for operators (src/ops/).
+  // Not W3C: Prometheus metrics, the liveness and readiness probes and the admin API for operators (src/ops/).
   { method: 'GET', path: '/metrics', command: 'metrics' },
   { method: 'GET', path: '/health', command: 'health' },
+  { method: 'GET', path: '/ready', command: 'ready' },
   { method: 'GET', path: '/wdgate/admin/sessions', command: 'adminListSessions' },
   { method: 'DELETE', path: '/wdgate/admin/sessions', command: 'adminEndAllSessions' },
   { method: 'DELETE', path: '/wdgate/admin/sessions/{sessionId}', command: 'adminEndSession' },

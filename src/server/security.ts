@@ -32,7 +32,21 @@ export interface RequestFacts {
   authorization: string;
   /** The Cookie header ('' when none): a dashboard login, for browsers that cannot send a token header. */
   cookie?: string;
+  /** A probe (GET /health, GET /ready): see `isProbe`. */
+  probe?: boolean;
 }
+
+/**
+ * The liveness and readiness probes hold no session, token or page: any peer may ask them
+ * without a token (a Kubernetes kubelet, a load balancer's health check cannot present one).
+ * The rest of the gate (Host, Origin) still applies.
+ */
+export function isProbe(method: string, path: string): boolean {
+  return (method === 'GET' || method === 'HEAD') && (path === '/health' || path === '/ready');
+}
+
+/** Who asks a probe without a token from off loopback: nobody in particular, no admin. */
+export const PROBE_CLIENT: Principal = Object.freeze({ name: 'probe', maxSessions: 0, admin: false, share: 1 });
 
 /** Is a peer address (as uWS prints it) on the loopback network? */
 export function isLoopbackAddress(address: string): boolean {
@@ -73,7 +87,7 @@ export function checkRequest(request: RequestFacts, policy: AccessPolicy): Verdi
     if (!principal && request.authorization !== '') {
       return { ok: false, status: 401, message: 'the token is not valid', headers: CHALLENGE };
     }
-    if (!principal && (!loopback || policy.requireAuthOnLoopback)) {
+    if (!principal && (!loopback || policy.requireAuthOnLoopback) && !request.probe) {
       return {
         ok: false,
         status: 401,
@@ -81,7 +95,7 @@ export function checkRequest(request: RequestFacts, policy: AccessPolicy): Verdi
         headers: CHALLENGE,
       };
     }
-  } else if (!loopback) {
+  } else if (!loopback && !request.probe) {
     return {
       ok: false,
       status: 403,
@@ -112,5 +126,6 @@ export function checkRequest(request: RequestFacts, policy: AccessPolicy): Verdi
       message: `Content-Type ${type} is refused (a web page can send it cross-site without asking): send application/json`,
     };
   }
+  if (!principal && (!loopback || (policy.tokens.configured && policy.requireAuthOnLoopback))) return { ok: true, principal: PROBE_CLIENT };
   return { ok: true, principal: principal ?? (policy.tokens.configured ? LOCAL_WITH_TOKENS : LOCAL) };
 }

@@ -37,6 +37,16 @@ export interface GatewayOptions {
   log: Logger;
 }
 
+/** One principal's place in the gateway: its sessions and its line of New Session requests. */
+export interface PrincipalQueue {
+  principal: string;
+  share: number;
+  /** Sessions running or being created. */
+  sessions: number;
+  queued: number;
+  oldestQueuedMs: number;
+}
+
 /** What the edge knows of a request beyond its command: who asks, and the client going away. */
 export interface RequestContext {
   signal?: AbortSignal;
@@ -59,7 +69,7 @@ export class Gateway {
   readonly newSessionRate: RateLimit;
   readonly recordings: Recordings;
   /** Sessions per principal, those being created included (a principal's own maximum). */
-  readonly #owned = new Map<string, number>();
+  readonly #owned = new Map<string, { sessions: number; share: number }>();
   /** close(): every session ends now. */
   #closing = false;
   /** SIGTERM: no new sessions (after the drain notice), running ones may finish. */
@@ -84,6 +94,7 @@ export class Gateway {
     this.metrics = new Metrics({
       sessionsActive: () => this.sessions.size,
       sessionsQueued: () => this.admission.queued,
+      queuedByPrincipal: () => this.admission.lines(),
       pool: () => this.pool.stats(),
       bidiConnections: () => this.sessions.bidiConnections(),
     });
@@ -147,19 +158,33 @@ export class Gateway {
    * past it. Returns how to give the count back (once).
    */
   claimSession(principal: Principal): () => void {
-    const owned = this.#owned.get(principal.name) ?? 0;
+    const owned = this.#owned.get(principal.name)?.sessions ?? 0;
     if (principal.maxSessions !== null && owned >= principal.maxSessions) {
       throw error('session not created', `${principal.name} has ${owned} sessions, its maximum (max-sessions in the token file)`);
     }
-    this.#owned.set(principal.name, owned + 1);
+    this.#owned.set(principal.name, { sessions: owned + 1, share: principal.share });
     let given = false;
     return () => {
       if (given) return;
       given = true;
-      const left = (this.#owned.get(principal.name) ?? 1) - 1;
+      const left = (this.#owned.get(principal.name)?.sessions ?? 1) - 1;
       if (left === 0) this.#owned.delete(principal.name);
-      else this.#owned.set(principal.name, left);
+      else this.#owned.set(principal.name, { sessions: left, share: principal.share });
     };
+  }
+
+  /**
+   * The queue per principal (/status, the admin API, the dashboard): every principal with
+   * sessions (those being created and waiting included) or waiters, its share, its line.
+   */
+  principalQueues(): PrincipalQueue[] {
+    const lines = new Map(this.admission.lines().map((line) => [line.principal, line]));
+    return [...this.#owned].map(([principal, { sessions, share }]) => {
+      const line = lines.get(principal);
+      // Waiters hold a claim too: sessions running or being created are the rest.
+      const queued = line?.queued ?? 0;
+      return { principal, share, sessions: sessions - queued, queued, oldestQueuedMs: line?.oldestQueuedMs ?? 0 };
+    });
   }
 
   /** Run one command. Throws WebDriverError (or anything, which the edge maps to unknown error). */

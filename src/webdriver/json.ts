@@ -11,10 +11,11 @@ export function base64Json(base64: string): JsonText {
   return new JsonText(`"${base64}"`);
 }
 
-/** A body that is not a W3C JSON answer (metrics text, a recording's video), sent as it is. */
+/** A body that is not a W3C JSON answer (metrics text, a recording's video, a probe's 503), sent as it is. */
 export class TextBody {
   constructor(
     readonly contentType: string,
     readonly text: string | Buffer,
+    readonly status: 200 | 503 = 200,
   ) {}
 }

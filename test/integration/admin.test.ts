@@ -77,10 +77,18 @@ describe('the admin API', () => {
     }
   });
 
-  test('drain: New Session is refused with the message, /status is not ready, running sessions go on; undrain takes sessions again', async () => {
+  test('drain: New Session is refused with the message, /status is not ready, GET /ready is 503 saying why, running sessions go on; undrain takes sessions again', async () => {
     const running = await alice.newSession();
     try {
+      // The readiness probe needs no token, even here (a kubelet or a Grid relay cannot send one).
+      const before = await gw.client.raw('GET', '/ready');
+      assert.equal(before.status, 200);
+      assert.deepEqual(before.value, { ready: true, message: 'wdgate is ready to create a session' });
       assert.deepEqual(await ops.ok('POST', '/wdgate/admin/drain', { message: 'upgrading to 2.0' }), { draining: true, sessions: 1 });
+      const unready = await gw.client.raw('GET', '/ready');
+      assert.equal(unready.status, 503);
+      assert.equal(unready.value.ready, false);
+      assert.match(unready.value.message, /draining.*upgrading to 2\.0/);
       const status = await alice.ok('GET', '/status');
       assert.equal(status.ready, false);
       assert.match(status.message, /draining.*upgrading to 2\.0/);
@@ -92,6 +100,7 @@ describe('the admin API', () => {
       assert.equal(typeof (await running.get('/title')), 'string', 'a running session goes on');
       assert.deepEqual(await ops.ok('POST', '/wdgate/admin/undrain'), { draining: false });
       assert.equal((await alice.ok('GET', '/status')).ready, true);
+      assert.equal((await gw.client.raw('GET', '/ready')).status, 200);
       const again = await alice.newSession();
       await again.end();
     } finally {
@@ -112,11 +121,14 @@ describe('the admin API', () => {
     await eventually(async () => (await ops.ok('GET', '/wdgate/admin/sessions')).length === 0, 'sessions were left');
   });
 
-  test('GET /health answers without touching a browser (as any principal)', async () => {
+  test('GET /health answers without touching a browser (as any principal, and without a token)', async () => {
     const health = await alice.ok('GET', '/health');
     assert.equal(health.status, 'ok');
     assert.equal(health.closing, false);
     assert.ok(health.uptimeMs > 0);
+    assert.equal((await gw.client.raw('GET', '/health')).status, 200);
+    // Only the probes: anything else still needs the token here.
+    assert.equal((await gw.client.raw('GET', '/status')).status, 401);
   });
 });
 

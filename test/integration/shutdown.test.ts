@@ -151,3 +151,48 @@ test('SIGTERM: sessions still running at the end of the grace period are ended, 
   assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
   assert.deepEqual(profilesOf(pid), []);
 });
+
+test('SIGTERM with a drain notice: GET /ready is 503 at once, New Session is still served until the notice is over, then refused; the gateway ends once the last session does', async () => {
+  const notice = 2500;
+  const gw = await startGateway([], { shutdownGracePeriod: 60_000, config: { drainNoticePeriod: notice } });
+  const pid = gw.process.pid!;
+  const exited = new Promise<number | null>((r) => gw.process.once('exit', (code) => r(code)));
+  try {
+    const running = await gw.client.newSession();
+    assert.equal((await gw.client.raw('GET', '/ready')).status, 200);
+    const signalled = Date.now();
+    gw.process.kill('SIGTERM');
+    await eventually(async () => (await gw.client.raw('GET', '/ready')).status === 503, 'GET /ready stayed 200');
+    assert.match((await gw.client.raw('GET', '/ready')).value.message, /shutting down/);
+    // A router that has not looked yet still gets its sessions made.
+    const late = await gw.client.newSession();
+    assert.ok(Date.now() - signalled < notice, 'the machine was too slow to ask within the notice');
+    await late.end();
+    await eventually(
+      async () => (await gw.client.raw('POST', '/session', { capabilities: {} })).value.error === 'session not created',
+      'New Session was still served after the notice',
+      notice + 5000,
+    );
+    assert.ok(Date.now() - signalled >= notice, 'refused before the notice was over');
+    assert.equal(typeof (await running.get('/title')), 'string', 'a running session goes on');
+    await running.end();
+    assert.equal(await exited, 0);
+  } finally {
+    await gw.stop();
+  }
+  assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
+});
+
+test('SIGTERM with a drain notice and no session: the gateway stays for the notice (routers may still send), then ends', async () => {
+  const notice = 1500;
+  const gw = await startGateway([], { shutdownGracePeriod: 60_000, config: { drainNoticePeriod: notice } });
+  const exited = new Promise<number | null>((r) => gw.process.once('exit', (code) => r(code)));
+  try {
+    const signalled = Date.now();
+    gw.process.kill('SIGTERM');
+    assert.equal(await exited, 0);
+    assert.ok(Date.now() - signalled >= notice, `it ended ${Date.now() - signalled} ms after SIGTERM, before its notice was over`);
+  } finally {
+    await gw.stop();
+  }
+});

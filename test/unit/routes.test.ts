@@ -98,11 +98,13 @@ describe('route table', () => {
     }
   });
 
-  test("the table holds the W3C endpoints plus Selenium file upload, managed downloads, chromedriver's CDP command, the metrics, the health probe, the admin API and recordings, each once", () => {
+  test("the table holds the W3C endpoints plus Selenium file upload, managed downloads, chromedriver's CDP command, the metrics, the health and readiness probes, the admin API and recordings, each once", () => {
     const keys = routes.map((r) => `${r.method} ${r.path}`);
     assert.equal(new Set(keys).size, keys.length, 'a method and path appear twice');
     assert.equal(new Set(routes.map((r) => r.command)).size, routes.length, 'a command name appears twice');
-    assert.equal(routes.length, SPEC_ENDPOINTS.length + 6 + 7 + 2);
+    assert.equal(routes.length, SPEC_ENDPOINTS.length + 6 + 8 + 2);
+    const ready = matchRoute('GET', '/ready');
+    assert.ok(ready.kind === 'found' && ready.route.command === 'ready');
     assert.deepEqual(
       routes.filter((r) => r.path.startsWith('/wdgate/admin/')).map((r) => r.command),
       ['adminListSessions', 'adminEndAllSessions', 'adminEndSession', 'adminQueue', 'adminDrain', 'adminUndrain'],

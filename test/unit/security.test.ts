@@ -2,7 +2,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { UiLogins } from '../../src/server/ui-logins.ts';
-import { checkRequest, isLoopbackAddress, type AccessPolicy, type RequestFacts } from '../../src/server/security.ts';
+import { checkRequest, isLoopbackAddress, isProbe, PROBE_CLIENT, type AccessPolicy, type RequestFacts } from '../../src/server/security.ts';
 import { collectTokens, LOCAL, LOCAL_WITH_TOKENS, parseTokenFile, TokenFileError, Tokens } from '../../src/server/auth.ts';
 
 describe('isLoopbackAddress', () => {
@@ -221,5 +221,31 @@ describe('admin principals', () => {
     assert.ok(bare.ok && bare.principal.admin);
     const withTokens = check('127.0.0.1', '127.0.0.1:4444', '', {}, WITH_TOKENS);
     assert.ok(withTokens.ok && withTokens.principal.name === 'local' && !withTokens.principal.admin);
+  });
+});
+
+describe('probes', () => {
+  const probe = (peer: string, path: string, more: Partial<RequestFacts> = {}, policy = NO_TOKENS) =>
+    checkRequest({ peer, host: '10.0.0.1:8000', origin: '', method: 'GET', contentType: '', authorization: '', probe: isProbe('GET', path), ...more }, policy);
+
+  test('GET /health and GET /ready answer any peer without a token (a kubelet cannot send one), as nobody in particular', () => {
+    assert.equal(isProbe('GET', '/ready'), true);
+    assert.equal(isProbe('HEAD', '/health'), true);
+    assert.equal(isProbe('POST', '/ready'), false);
+    assert.equal(isProbe('GET', '/status'), false);
+    for (const policy of [NO_TOKENS, WITH_TOKENS]) {
+      assert.deepEqual(probe('10.0.0.2', '/ready', {}, policy), { ok: true, principal: PROBE_CLIENT });
+      assert.deepEqual(probe('10.0.0.2', '/health', {}, policy), { ok: true, principal: PROBE_CLIENT });
+      assert.equal(probe('10.0.0.2', '/status', {}, policy).ok, false);
+    }
+    assert.equal(PROBE_CLIENT.admin, false);
+  });
+
+  test('the rest of the gate still holds for probes: a wrong token, a DNS name in Host, an Origin', () => {
+    assert.equal(probe('10.0.0.2', '/ready', { authorization: 'Bearer not-a-token-of-anyone' }, WITH_TOKENS).ok, false);
+    assert.equal(probe('10.0.0.2', '/ready', { host: 'evil.example' }).ok, false);
+    assert.equal(probe('10.0.0.2', '/ready', { origin: 'https://evil.example' }).ok, false);
+    // A loopback client is still who it always was.
+    assert.deepEqual(probe('127.0.0.1', '/ready'), { ok: true, principal: LOCAL });
   });
 });

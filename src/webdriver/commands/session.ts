@@ -299,6 +299,8 @@ export const status = globalCommand({
         max: gateway.maxSessions,
         queued: admission.queued,
         oldestQueuedMs: admission.oldestWait,
+        // The queue per principal: the asking principal's own, or every one's for an admin.
+        principals: gateway.principalQueues().filter((queue) => principal.admin || queue.principal === principal.name),
         // The asking principal's own sessions only (another principal's ids are never shown).
         own: gateway.sessions.of(principal.name).map((session) => ({
           id: session.id,
