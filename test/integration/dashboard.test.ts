@@ -119,6 +119,11 @@ test('the queue shows a waiting New Session; ending a session from the page ends
   const waiting = alice.newSession();
   try {
     await page.waitForFunction(() => /1 waiting/.test(document.getElementById('queue')!.textContent!));
+    // The queue per principal: her line (one session, one waiting); Bob's is not hers to see.
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll<HTMLTableRowElement>('#principals tbody tr')].some((tr) => tr.cells[0]!.textContent === 'alice' && tr.cells[2]!.textContent === '1' && tr.cells[3]!.textContent === '1'),
+    );
+    assert.deepEqual(await page.$$eval('#principals tbody tr', (rows) => rows.map((r) => (r as HTMLTableRowElement).cells[0]!.textContent)), ['alice']);
     const mine = sessions[0]!;
     await page.waitForSelector(`tr[data-session="${mine.id}"] .end`);
     await page.click(`tr[data-session="${mine.id}"] .end`);
