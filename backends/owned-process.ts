@@ -2,10 +2,12 @@
 // each is started as the leader of its own process group, so that ending it reaches the browsers
 // it started, and each is waited for. Every one carries WDGATE_OWNER=<gateway pid> in its
 // environment (inherited by its children), so a gateway that died without cleaning up has its
-// leftovers found and ended by the next one (`sweepOwnedProcesses` in ./shared.ts).
+// leftovers found and ended by the next one (`sweepOwnedProcesses` in ./shared.ts), and each
+// gets a parent-death signal (./parent-death.ts): it dies with the gateway, however that ends.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { withParentDeath } from './parent-death.ts';
 import { groupEnded, killGroup, OWNER_VARIABLE } from './shared.ts';
 
 /** Running processes, each with its own temporary directory if it has one. */
@@ -43,7 +45,8 @@ export class OwnedProcess {
 
   /** Start `binary`; a `tempDir` of its own (its TMPDIR) is removed once it has exited. */
   static spawn(binary: string, args: string[], env: NodeJS.ProcessEnv, stdio: ('ignore' | 'pipe')[], tempDir?: string): OwnedProcess {
-    const child = spawn(binary, args, { detached: true, stdio, env: { ...env, [OWNER_VARIABLE]: String(process.pid), ...(tempDir && { TMPDIR: tempDir }) } });
+    const [program, argv] = withParentDeath(binary, args);
+    const child = spawn(program, argv, { detached: true, stdio, env: { ...env, [OWNER_VARIABLE]: String(process.pid), ...(tempDir && { TMPDIR: tempDir }) } });
     // A missing binary is an 'error' event (the exit promise still settles: 'exit' follows or not).
     child.once('error', () => child.emit('exit', null, null));
     return new OwnedProcess(child, tempDir);

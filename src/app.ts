@@ -2,6 +2,7 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import type { AnyBackend, BackendEnvironment } from '../backends/backend.ts';
 import { createBackends, removeDeadGatewayDirs } from '../backends/index.ts';
+import { LAUNCHER_DIR_PREFIX, prepareLaunchers, removeLaunchers } from '../backends/parent-death.ts';
 import { createLogger, type Logger } from './ops/log.ts';
 import { Pool } from './pool/pool.ts';
 import { SESSION_DIR_PREFIX } from './webdriver/session.ts';
@@ -44,6 +45,16 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
   }
   const { remote } = config;
   const fileInputDirectories = realDirectories(config.fileInputDirectories);
+  // Every browser binary the config lets a session start gets its launcher now (browsers die
+  // with the gateway: backends/parent-death.ts); a dead gateway's launchers go.
+  await removeDeadGatewayDirs(config.tempDir, LAUNCHER_DIR_PREFIX);
+  await prepareLaunchers(config.tempDir, [
+    config.native.binary,
+    ...config.native.allowedBinaries,
+    config.playwright.firefoxBinary,
+    ...config.playwright.allowedFirefoxBinaries,
+    remote.webkitBrowser,
+  ]);
   const backends = await createBackends({
     native: { ...config.native, firefox: { binary: config.playwright.firefoxBinary, allowedBinaries: config.playwright.allowedFirefoxBinaries } },
     remote: {
@@ -132,6 +143,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
       closing ??= (async () => {
         server.close();
         await gateway.close();
+        removeLaunchers();
       })();
       return closing;
     },
@@ -246,5 +258,6 @@ export function installShutdown(running: RunningGateway, config: Config, reread:
   });
   process.on('exit', () => {
     for (const backend of liveBackends) backend.killAllNow();
+    removeLaunchers();
   });
 }

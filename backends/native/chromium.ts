@@ -8,6 +8,7 @@ import { LaunchError, type BrowserProcess, type DrivenBrowser } from '../backend
 import { NativeContext } from './context.ts';
 import { PROFILE_PREFIX, register, removeProfileDir, singletonSocketDir, unregister } from './processes.ts';
 import { groupEnded, killGroup } from '../shared.ts';
+import { launcherFor } from '../parent-death.ts';
 
 export interface ChromiumLaunch {
   binary: string;
@@ -50,7 +51,8 @@ export class ChromiumProcess implements BrowserProcess {
       // serving only other backends never holds it.
       const { default: puppeteer } = await import('puppeteer-core');
       browser = await puppeteer.launch({
-        executablePath: options.binary,
+        // Through its launcher: the browser dies with the gateway, whatever ends it.
+        executablePath: launcherFor(options.binary),
         pipe: true,
         headless: false, // the switch is in args: puppeteer's own adds flags we do not want
         userDataDir: profileDir,

@@ -9,6 +9,7 @@ import type { Browser } from 'playwright-core';
 import { DRIVER_DIR_PREFIX } from '../owned-process.ts';
 import { InvalidCapabilityError, LaunchError, type Backend, type BackendEnvironment, type BrowserProcess, type DrivenBrowser, type LaunchSpec, type MatchResult } from '../backend.ts';
 import { refusedArg } from '../chromium-args.ts';
+import { launcherFor } from '../parent-death.ts';
 import { allowedBinary, headlessAndArgs, OWNER_VARIABLE, probeVersion, removeDeadGatewayDirs, stringArray, sweepOwnedProcesses, vendorObject } from '../shared.ts';
 import { FIREFOX_PREFS, firefoxPrefs, refusedFirefoxArg } from '../firefox/options.ts';
 import { PlaywrightContext, type Engine } from './context.ts';
@@ -95,7 +96,8 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
       const ownTemp = await mkdtemp(join(env.tempDir, `${DRIVER_DIR_PREFIX}${process.pid}-`));
       liveTempDirs.add(ownTemp);
       const common = {
-        executablePath: spec.binary,
+        // Through its launcher: the browser dies with the gateway, whatever ends it.
+        executablePath: launcherFor(spec.binary),
         headless: spec.headless,
         handleSIGINT: false,
         handleSIGTERM: false,

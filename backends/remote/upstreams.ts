@@ -5,6 +5,7 @@
 import { InvalidCapabilityError, type BackendEnvironment } from '../backend.ts';
 import { refusedArg } from '../chromium-args.ts';
 import { stringArray, vendorObject } from '../shared.ts';
+import { launcherFor } from '../parent-death.ts';
 import type { OwnedProcess } from '../owned-process.ts';
 import { freePort, startDriver, startXvfb } from './processes.ts';
 
@@ -115,7 +116,8 @@ export class ChromedriverUpstream implements Upstream {
     const out = withoutGatewayCapabilities(caps);
     // chromedriver knows its browser as "chrome" only.
     if (out.browserName === 'chromium') out.browserName = 'chrome';
-    return { ...out, 'goog:chromeOptions': { ...goog, binary, args } };
+    // The browser through its launcher: it dies with chromedriver, which dies with the gateway.
+    return { ...out, 'goog:chromeOptions': { ...goog, binary: launcherFor(binary), args } };
   }
 
   async acquire(env: BackendEnvironment): Promise<Place> {
@@ -198,7 +200,8 @@ export class WebKitUpstream implements Upstream {
       ...out,
       // WebKitWebDriver knows the browser by its program's name.
       browserName: 'MiniBrowser',
-      'webkitgtk:browserOptions': { ...options, binary, args: args.includes('--automation') ? args : ['--automation', ...args] },
+      // MiniBrowser through its launcher: it dies with WebKitWebDriver, which dies with the gateway.
+      'webkitgtk:browserOptions': { ...options, binary: launcherFor(binary), args: args.includes('--automation') ? args : ['--automation', ...args] },
     };
   }
 

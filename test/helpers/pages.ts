@@ -182,3 +182,74 @@ export async function ownedProcesses(gatewayPid: number): Promise<string[]> {
   }
   return found;
 }
+
+/** A process as /proc shows it: its pid, its start time (pids are reused) and its name. */
+export interface ProcessEntry {
+  pid: number;
+  start: string;
+  name: string;
+}
+
+/** /proc/PID/stat's fields after the name (which may hold spaces and parentheses). */
+async function statFields(pid: number | string): Promise<{ name: string; fields: string[] } | undefined> {
+  const stat = await (await import('node:fs/promises')).readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  if (!stat) return undefined;
+  const close = stat.lastIndexOf(')');
+  return { name: stat.slice(stat.indexOf('(') + 1, close), fields: stat.slice(close + 2).split(' ') };
+}
+
+/**
+ * Every process under `pid` (its children, theirs, …), found by walking the tree: a browser's
+ * helpers do not inherit a mark in their environment (PLATFORM-NOTES), and puppeteer starts
+ * browsers in groups and sessions of their own.
+ */
+export async function descendants(pid: number): Promise<ProcessEntry[]> {
+  const children = new Map<number, ProcessEntry[]>();
+  for (const proc of await (await import('node:fs/promises')).readdir('/proc')) {
+    if (!/^\d+$/.test(proc)) continue;
+    const stat = await statFields(proc);
+    if (!stat) continue;
+    // Fields after the name: state (0), ppid (1), …, starttime (19).
+    const parent = Number(stat.fields[1]);
+    const list = children.get(parent) ?? [];
+    list.push({ pid: Number(proc), start: stat.fields[19]!, name: stat.name });
+    children.set(parent, list);
+  }
+  const out: ProcessEntry[] = [];
+  const walk = (p: number) => {
+    for (const child of children.get(p) ?? []) {
+      out.push(child);
+      walk(child.pid);
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+/** Those of `entries` still running (the same process: same start time; a zombie has ended). */
+export async function stillRunning(entries: ProcessEntry[]): Promise<ProcessEntry[]> {
+  const left: ProcessEntry[] = [];
+  for (const entry of entries) {
+    const stat = await statFields(entry.pid);
+    if (stat && stat.fields[19] === entry.start && stat.fields[0] !== 'Z') left.push(entry);
+  }
+  return left;
+}
+
+/**
+ * Processes carrying a gateway's mark in their environment (WDGATE_OWNER, which the processes
+ * the gateway spawns itself, and what they start, inherit): helpers that left the process tree
+ * (a crash handler forks twice) are found this way.
+ */
+export async function markedProcesses(gatewayPid: number): Promise<ProcessEntry[]> {
+  const { readdir, readFile } = await import('node:fs/promises');
+  const found: ProcessEntry[] = [];
+  for (const proc of await readdir('/proc')) {
+    if (!/^\d+$/.test(proc)) continue;
+    const environ = await readFile(`/proc/${proc}/environ`, 'utf8').catch(() => '');
+    if (!environ.split('\0').includes(`WDGATE_OWNER=${gatewayPid}`)) continue;
+    const stat = await statFields(proc);
+    if (stat && stat.fields[0] !== 'Z') found.push({ pid: Number(proc), start: stat.fields[19]!, name: stat.name });
+  }
+  return found;
+}
