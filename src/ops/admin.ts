@@ -47,12 +47,13 @@ export const adminEndAllSessions = globalCommand({
   },
 });
 
-/** GET /wdgate/admin/queue: New Sessions waiting for a slot. */
+/** GET /wdgate/admin/queue: New Sessions waiting for a slot, per principal; whether New Session is still taken (a drain's notice). */
 export const adminQueue = globalCommand({
   handler(ctx) {
     admin(ctx);
     const { gateway } = ctx;
     return {
+      takingSessions: gateway.newSessionsRefused() === undefined,
       queued: gateway.admission.queued,
       oldestQueuedMs: gateway.admission.oldestWait,
       active: gateway.sessions.size,

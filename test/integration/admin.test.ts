@@ -8,6 +8,10 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '../helpers/client.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { eventually, leftoverBrowsers } from '../helpers/pages.ts';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const DRAIN_SCRIPT = fileURLToPath(new URL('../../scripts/drain.mjs', import.meta.url));
 
 const TOKENS = { ops: 'ops-token-5f1e9a3c7b2d4860', alice: 'alice-token-0a8c6e4f2b1d3957' };
 
@@ -109,10 +113,36 @@ describe('the admin API', () => {
     }
   });
 
+  test('scripts/drain.mjs (a preStop hook) drains the gateway and returns once its last session has ended', async () => {
+    const running = await alice.newSession();
+    const script = spawn(process.execPath, [DRAIN_SCRIPT, '--url', gw.url, '--timeout', '60', '--message', 'pod stopping'], {
+      env: { ...process.env, WDGATE_ADMIN_TOKEN: TOKENS.ops },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    script.stdout!.on('data', (c) => void (output += c));
+    const exited = new Promise<number | null>((resolve) => script.once('exit', (code) => resolve(code)));
+    try {
+      await eventually(async () => (await gw.client.raw('GET', '/ready')).status === 503, 'the script did not drain the gateway');
+      assert.match((await gw.client.raw('GET', '/ready')).value.message, /pod stopping/);
+      assert.equal(script.exitCode, null, 'the script returned while a session was running');
+      assert.equal(typeof (await running.get('/title')), 'string', 'a running session goes on');
+      await running.end();
+      assert.equal(await exited, 0, output);
+      assert.match(output, /no session left/);
+      assert.doesNotMatch(output, new RegExp(TOKENS.ops));
+    } finally {
+      script.kill();
+      await ops.raw('POST', '/wdgate/admin/undrain');
+      await running.end().catch(() => {});
+    }
+  });
+
   test('the queue, and ending every session at once', async () => {
     const sessions = await Promise.all([alice.newSession(), ops.newSession()]);
     const queue = await ops.ok('GET', '/wdgate/admin/queue');
     assert.equal(queue.queued, 0);
+    assert.equal(queue.takingSessions, true);
     assert.equal(queue.active, 2);
     assert.equal(typeof queue.maxSessions, 'number');
     assert.ok(Array.isArray(queue.pool));
