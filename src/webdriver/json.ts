@@ -16,5 +16,7 @@ export class TextBody {
   constructor(
     readonly contentType: string,
     readonly text: string | Buffer,
+    /** More response headers (a download's file name). */
+    readonly headers?: Record<string, string>,
   ) {}
 }
