@@ -97,6 +97,8 @@ export function bidiSockets(gateway: Gateway, gate: UpgradeGate, options: BidiSo
           gateway.metrics.bidiMessages.inc({ direction });
         },
         translate: (params) => (data.session ? withEngineSharedIds(data.session, params) : undefined),
+        answered: (command, error, result) =>
+          data.session?.history?.command('bidi', command.method, command.startedAt, performance.now() - command.started, error, command.params, result),
         failed: (method, code) => {
           gateway.metrics.bidiErrors.inc({ error: code });
           gateway.log.info({ event: 'bidi command failed', sessionId: data.session?.id, method, error: code });

@@ -30,7 +30,7 @@ export class Redactor {
     this.#secrets.add(value);
     // Longest first, so that a secret containing another is replaced whole.
     const sorted = [...this.#secrets].sort((a, b) => b.length - a.length);
-    this.#secretPattern = new RegExp(sorted.map(escapeRegExp).join('|'), 'g');
+    this.#secretPattern = new RegExp(sorted.map(encodedAnyhow).join('|'), 'g');
   }
 
   get hasSecrets(): boolean {
@@ -42,15 +42,6 @@ export class Redactor {
     let out = s;
     if (this.#secretPattern) out = out.replace(this.#secretPattern, REDACTED);
     for (const pattern of this.#patterns) out = out.replace(pattern, REDACTED);
-    // Typed text also reaches URLs percent-encoded (a form sent with GET).
-    if (this.#secretPattern && out.includes('%')) {
-      for (const secret of this.#secrets) {
-        const encoded = encodeURIComponent(secret);
-        if (encoded !== secret) out = out.split(encoded).join(REDACTED);
-        const form = encoded.replace(/%20/g, '+');
-        if (form !== encoded) out = out.split(form).join(REDACTED);
-      }
-    }
     return out;
   }
 
@@ -80,6 +71,16 @@ export function cut(s: string, max = MAX_STRING): string {
   return s.length <= max ? s : `${s.slice(0, max)}…[${s.length - max} more]`;
 }
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/**
+ * A secret as a pattern that also finds it percent-encoded, wholly or in part, and with its
+ * spaces as `+` (typed text reaches URLs through forms and scripts, encoded either way).
+ */
+function encodedAnyhow(secret: string): string {
+  return [...secret]
+    .map((c) => {
+      const bytes = [...Buffer.from(c)].map((b) => `%${b.toString(16).padStart(2, '0').replace(/[a-f]/g, (h) => `[${h}${h.toUpperCase()}]`)}`).join('');
+      const literal = c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      return `(?:${literal}|${bytes}${c === ' ' ? '|\\+' : ''})`;
+    })
+    .join('');
 }
