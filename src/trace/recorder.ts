@@ -145,7 +145,8 @@ export class Recorder {
     const step = this.#pending;
     this.#pending = undefined;
     const window = session.currentWindow;
-    if (!step || window === null || session.ended) return;
+    // (An ended session's browser is still there while its finishers run: the last capture.)
+    if (!step || window === null) return;
     if (this.#overBudget) {
       step.captureError = 'the trace reached its size limit (trace.maxBytes)';
       return;
