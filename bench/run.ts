@@ -15,6 +15,7 @@ import { startGateway, type TestGateway } from '../test/helpers/gateway.ts';
 import { Client } from '../test/helpers/client.ts';
 import { startPageServer } from '../test/helpers/pages.ts';
 import { measureBidi, measureFirefoxDirect } from './bidi.ts';
+import { measureTracing, tracingTable } from './trace.ts';
 import { WINDOW, commandMix, inTurn, median, newSession, recorder, settledInTurn, time, type Samples } from './measure.ts';
 
 const { values } = parseArgs({
@@ -252,6 +253,7 @@ try {
     const [plain, through, n, q] = [samples, relayedSettled.get(name)!, nativeSettled.get(name)!, playwrightSettled.get(name)!].map(median) as [number, number, number, number];
     lines.push(`| ${name} | ${plain.toFixed(2)} | ${through.toFixed(2)} | ${(through - plain).toFixed(2)} ms (${(((through - plain) / plain) * 100).toFixed(1)} %) | ${n.toFixed(2)} | ${q.toFixed(2)} | ${(q / n).toFixed(2)} |`);
   }
+  lines.push(...tracingTable(await measureTracing(gateway.client, WDGATE_CAPS, pageUrl, ITERATIONS, gateway.ready), ITERATIONS));
   // BiDi: each side's New Session with webSocketUrl is a browser of its own (wdgate: the mapper
   // needs the whole browser; chromedriver: its mapper tab), so it is a launch on both.
   const bidiSessions = 3;

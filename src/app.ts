@@ -13,6 +13,7 @@ import { checkTlsFiles, TlsSettingsError } from './server/tls.ts';
 import type { AccessPolicy } from './server/security.ts';
 import { UiLogins } from './server/ui-logins.ts';
 import { startServer, uwsImplementation } from './server/http.ts';
+import { commands } from './server/commands.ts';
 import { Gateway } from './webdriver/gateway.ts';
 import { RECORDINGS_DIR_PREFIX, Recordings } from './ops/recordings.ts';
 import { join } from 'node:path';
@@ -92,6 +93,9 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
   );
   await recordings.removeLeftovers();
   const gateway = new Gateway({
+    commands,
+    trace: config.trace,
+    history: config.history,
     backends,
     environment,
     pool,
@@ -104,6 +108,12 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     recordings,
     log,
   });
+  // The history kept by earlier runs: listed again (a directory that cannot be used stops the start).
+  try {
+    await gateway.history.load();
+  } catch (e) {
+    throw new ConfigError(`history.directory ${gateway.history.store.config.directory} cannot be used: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
   const logins = new UiLogins();
   const access: AccessPolicy = {
     tokens,

@@ -33,6 +33,10 @@ Usage: wdgate [options]
   --allow-hosts <a,b>               Host names accepted besides IP addresses and localhost
                                     (behind a reverse proxy)
   --allow-origins <a,b>             origins (https://host:port) whose web pages may call wdgate
+  --trace <mode>                    trace sessions by default: on, retain-on-failure or off
+                                    (default off; a session may ask with wdgate:options.trace)
+  --history-directory <dir>         where ended sessions and their traces are kept (default
+                                    $XDG_CACHE_HOME/wdgate/history, else ~/.cache/wdgate/history)
   --config <file>                   JSON settings file (keys as in config/default.json)
   --help                            show this help
   --version                         show the version
@@ -55,6 +59,8 @@ const OPTIONS = {
   'require-auth-on-loopback': { type: 'boolean' },
   'allow-hosts': { type: 'string' },
   'allow-origins': { type: 'string' },
+  trace: { type: 'string' },
+  'history-directory': { type: 'string' },
   config: { type: 'string' },
   help: { type: 'boolean' },
   version: { type: 'boolean' },
@@ -93,7 +99,12 @@ function configFromArgs(argv: string[]): Config {
 /** The config file (read now) under the command line's options. Throws ConfigError. */
 function readConfig(values: ParsedOptions): Config {
   const file = values.config ? readConfigFile(values.config) : {};
+  // Nested settings from the command line: the file's others stay.
+  const section = (key: 'trace' | 'history', value: Record<string, unknown>) =>
+    Object.values(value).every((v) => v === undefined) ? undefined : { ...((file[key] as Record<string, unknown> | undefined) ?? {}), ...Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) };
   return resolveConfig(file, {
+    trace: section('trace', { mode: values.trace }),
+    history: section('history', { directory: values['history-directory'] }),
     port: values.port,
     listenAddress: values['listen-address'],
     headless: values.headless,

@@ -6,6 +6,8 @@ import { DEBUG_PROCESS_SWITCHES } from '../backends/index.ts';
 import type { PoolConfig } from './pool/pool.ts';
 import type { ConfiguredRoute } from './webdriver/routing.ts';
 import { LOG_LEVELS, type LogLevel } from './ops/log.ts';
+import { TRACE_MODES } from './trace/options.ts';
+import type { HistoryConfig, TraceConfig } from './trace/index.ts';
 import defaults from '../config/default.json' with { type: 'json' };
 
 export interface Config {
@@ -37,6 +39,10 @@ export interface Config {
   pool: PoolConfig;
   /** Session recordings (wdgate:options recordVideo): where, kept how long, within what disk budget. */
   recordings: { directory: string | null; retention: number; maxBytes: number; fps: number };
+  /** Session traces (src/trace/): the default of wdgate:options.trace, what is redacted, size limits. */
+  trace: TraceConfig;
+  /** The history of ended sessions: where (null: the user's cache directory), kept how long, within what disk budget. */
+  history: HistoryConfig;
   logLevel: LogLevel;
   maxBodyBytes: number;
   /** Bytes a BiDi socket may have waiting for a slow client before it is closed. */
@@ -186,6 +192,39 @@ function recordings(v: unknown, name: string): Config['recordings'] {
   };
 }
 
+function trace(v: unknown, name: string): TraceConfig {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ConfigError(`${name} must be an object`);
+  const o = { ...defaults.trace, ...(v as Record<string, unknown>) };
+  for (const key of Object.keys(o)) if (!Object.hasOwn(defaults.trace, key)) throw new ConfigError(`unknown setting ${name}.${key}`);
+  if (!(TRACE_MODES as readonly unknown[]).includes(o.mode)) throw new ConfigError(`${name}.mode must be one of ${TRACE_MODES.join(', ')} (got ${JSON.stringify(o.mode)})`);
+  const patterns = o.secretPatterns as unknown;
+  if (!Array.isArray(patterns) || !patterns.every((p) => typeof p === 'string' && p !== '')) throw new ConfigError(`${name}.secretPatterns must be a list of regular expressions`);
+  for (const pattern of patterns as string[]) {
+    try {
+      new RegExp(pattern, 'g');
+    } catch (e) {
+      throw new ConfigError(`${name}.secretPatterns: ${JSON.stringify(pattern)} is not a regular expression (${(e as Error).message})`);
+    }
+  }
+  return {
+    mode: o.mode as TraceConfig['mode'],
+    secretPatterns: patterns as string[],
+    maxBytes: int(0, Number.MAX_SAFE_INTEGER)(o.maxBytes, `${name}.maxBytes`) as number,
+    maxSnapshotBytes: int(1024, 2 ** 30)(o.maxSnapshotBytes, `${name}.maxSnapshotBytes`) as number,
+  };
+}
+
+function history(v: unknown, name: string): HistoryConfig {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ConfigError(`${name} must be an object`);
+  const o = { ...defaults.history, ...(v as Record<string, unknown>) };
+  for (const key of Object.keys(o)) if (!Object.hasOwn(defaults.history, key)) throw new ConfigError(`unknown setting ${name}.${key}`);
+  return {
+    directory: nullable(str)(o.directory, `${name}.directory`) as string | null,
+    retention: int(0, Number.MAX_SAFE_INTEGER)(o.retention, `${name}.retention`) as number,
+    maxBytes: int(0, Number.MAX_SAFE_INTEGER)(o.maxBytes, `${name}.maxBytes`) as number,
+  };
+}
+
 function routes(v: unknown, name: string): ConfiguredRoute[] {
   if (!Array.isArray(v)) throw new ConfigError(`${name} must be an array of {match, backend, upstream}`);
   return v.map((r, i) => {
@@ -254,6 +293,8 @@ const SCHEMA: Record<keyof Config, Check> = {
   readyRequiresFreeSlot: bool,
   pool,
   recordings,
+  trace,
+  history,
   logLevel: (v, name) => {
     if (!(LOG_LEVELS as readonly unknown[]).includes(v)) throw new ConfigError(`${name} must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(v)})`);
     return v;

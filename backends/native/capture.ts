@@ -27,17 +27,20 @@ export async function screenshot(page: Page, clip?: Rect): Promise<string> {
  * `onFrame`, acknowledged at once (Chromium sends the next only then), the page as it is first.
  * Resolves with the stop.
  */
-export async function screencast(page: Page, onFrame: (jpeg: string) => void): Promise<() => Promise<void>> {
+export async function screencast(page: Page, onFrame: (jpeg: string, timestamp?: number) => void): Promise<() => Promise<void>> {
   const client = cdp(page);
-  const frame = ({ data, sessionId }: { data: string; sessionId: number }) => {
-    onFrame(data);
+  // metadata.timestamp: when the frame was drawn (seconds since the epoch), which may be well
+  // before it arrives here (traces pick the frame a page showed at a given moment).
+  const frame = ({ data, sessionId, metadata }: { data: string; sessionId: number; metadata?: { timestamp?: number } }) => {
+    onFrame(data, metadata?.timestamp === undefined ? undefined : metadata.timestamp * 1000);
     void client.send('Page.screencastFrameAck', { sessionId }).catch(() => {});
   };
   client.on('Page.screencastFrame', frame);
   await client.send('Page.startScreencast', { format: 'jpeg', quality: 60, maxWidth: 960, maxHeight: 720 });
   // Chromium sends a frame when the page draws one: a still page gets its picture now.
+  const drawn = Date.now();
   const { data } = await client.send('Page.captureScreenshot', { format: 'jpeg', quality: 60, optimizeForSpeed: true });
-  onFrame(data);
+  onFrame(data, drawn);
   return async () => {
     client.off('Page.screencastFrame', frame);
     await client.send('Page.stopScreencast').catch(() => {});

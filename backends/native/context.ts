@@ -504,7 +504,7 @@ export class NativeContext implements DrivenBrowser {
     this.#consoleListeners.push(listener);
   }
 
-  async screencast(handle: string, onFrame: (jpeg: string) => void): Promise<() => Promise<void>> {
+  async screencast(handle: string, onFrame: (jpeg: string, timestamp?: number) => void): Promise<() => Promise<void>> {
     return capture.screencast(await this.#page(handle), onFrame);
   }
 

@@ -28,6 +28,8 @@ export interface ConnectionHost {
   activity(direction: 'in' | 'out'): void;
   /** A command answered an error (logged by method and code, never the message's body). */
   failed(method: string, error: string): void;
+  /** A command sent on to the engine was answered (the session's history: src/trace/). */
+  answered?(command: { method: string; params: Record<string, unknown>; startedAt: number; started: number }, error: { code: string; message: string } | undefined, result: unknown): void;
   /** The params with classic element references turned into the engine's ids; undefined when none. */
   translate?(params: Record<string, unknown>): Promise<Record<string, unknown>> | undefined;
 }
@@ -37,8 +39,8 @@ const MAX_ID = Number.MAX_SAFE_INTEGER;
 export class BidiConnection {
   readonly #host: ConnectionHost;
   #open = true;
-  /** Commands sent on to the engine and not answered yet: id → method (for the log). */
-  readonly #forwarded = new Map<number, string>();
+  /** Commands sent on to the engine and not answered yet: id → the command (for the log and the history). */
+  readonly #forwarded = new Map<number, { method: string; params: Record<string, unknown>; startedAt: number; started: number }>();
   /** The last command still waiting to be sent (its ids being translated), if any. */
   #sending: Promise<void> | undefined;
   /** A session.new of this connection is running. */
@@ -51,9 +53,11 @@ export class BidiConnection {
   /** An answer or event of the engine, for this client. */
   deliver(message: Record<string, unknown>): void {
     if (typeof message.id === 'number' && message.type !== 'event') {
-      const method = this.#forwarded.get(message.id);
+      const command = this.#forwarded.get(message.id);
       this.#forwarded.delete(message.id);
-      if (method && message.type === 'error') this.#host.failed(method, String(message.error));
+      const error = message.type === 'error' ? { code: String(message.error), message: String(message.message ?? '') } : undefined;
+      if (command && error) this.#host.failed(command.method, error.code);
+      if (command) this.#host.answered?.(command, error, message.result);
     }
     if (!this.#open) return;
     this.#host.activity('out');
@@ -111,7 +115,7 @@ export class BidiConnection {
         return;
       default:
         if (!endpoint) return this.#error(id, 'invalid session id', `${method}: there is no session yet (send session.new first)`);
-        this.#forwarded.set(id, method);
+        this.#forwarded.set(id, { method, params: params as Record<string, unknown>, startedAt: Date.now(), started: performance.now() });
         this.#send(endpoint, id, method, params as Record<string, unknown>);
     }
   }

@@ -90,13 +90,15 @@ export function bidiSockets(gateway: Gateway, gate: UpgradeGate, options: BidiSo
         newSession: data.direct ? (params): Promise<Record<string, unknown>> => createSession(gateway, data, connection, params) : undefined,
         status: () => gateway.readiness(),
         write: (text) => !data.closed && ws.send(text, false) !== 2,
-        endSession: (reason) => (data.session ? gateway.sessions.end(data.session, reason) : Promise.resolve()),
+        endSession: (reason) => (data.session ? gateway.sessions.end(data.session, reason, 'deleted') : Promise.resolve()),
         close: () => void (!data.closed && ws.end(1000, 'session ended')),
         activity: (direction) => {
           if (data.session) data.session.lastActivity = Date.now();
           gateway.metrics.bidiMessages.inc({ direction });
         },
         translate: (params) => (data.session ? withEngineSharedIds(data.session, params) : undefined),
+        answered: (command, error, result) =>
+          data.session?.history?.command('bidi', command.method, command.startedAt, performance.now() - command.started, error, command.params, result),
         failed: (method, code) => {
           gateway.metrics.bidiErrors.inc({ error: code });
           gateway.log.info({ event: 'bidi command failed', sessionId: data.session?.id, method, error: code });
@@ -129,7 +131,7 @@ export function bidiSockets(gateway: Gateway, gate: UpgradeGate, options: BidiSo
       const { session } = data;
       if (session && (session.bidiConnection === data.connection || session.bidiConnection === 'opening')) session.bidiConnection = undefined;
       // A direct connection's session lives as long as it does (a dropped client leaks nothing).
-      if (session && data.direct) void gateway.sessions.end(session, 'its BiDi connection closed');
+      if (session && data.direct) void gateway.sessions.end(session, 'its BiDi connection closed', 'deleted');
       gateway.log.info({ event: 'bidi disconnected', sessionId: session?.id, code });
     },
   };
@@ -156,7 +158,7 @@ async function createSession(gateway: Gateway, data: SocketData, connection: Bid
     throw { error: 'session not created', message: 'the browser these capabilities chose serves no WebDriver BiDi here' };
   }
   if (data.closed) {
-    await gateway.sessions.end(session, 'its BiDi connection closed');
+    await gateway.sessions.end(session, 'its BiDi connection closed', 'deleted');
     throw { error: 'session not created', message: 'the connection closed' };
   }
   data.session = session;

@@ -92,7 +92,7 @@ export const adminUndrain = globalCommand({
 export const ready = globalCommand({
   handler({ gateway }) {
     const readiness = gateway.routerReadiness();
-    return new TextBody('application/json; charset=utf-8', JSON.stringify({ value: readiness }), readiness.ready ? 200 : 503);
+    return new TextBody('application/json; charset=utf-8', JSON.stringify({ value: readiness }), undefined, readiness.ready ? 200 : 503);
   },
 });
 

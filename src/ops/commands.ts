@@ -17,9 +17,11 @@ export const metrics = globalCommand({
 async function recordingFile(ctx: CommandContext, kind: 'video' | 'log', contentType: string): Promise<TextBody> {
   const principal = ctx.request.principal ?? LOCAL;
   const id = ctx.urlParams.sessionId!;
+  await ctx.gateway.history.settled(id);
   const state = ctx.gateway.recordings.has(id, principal);
   if (state === 'running') throw error('unsupported operation', `session ${id} is still being recorded: its ${kind} is there once it ends`);
-  const file = ctx.gateway.recordings.file(id, principal, kind);
+  // Once its session's history entry is written, the recording is the history's (src/trace/).
+  const file = ctx.gateway.recordings.file(id, principal, kind) ?? ctx.gateway.history.file(id, principal, kind === 'video' ? 'video.webm' : 'console.log');
   const body = file && (await readFile(file).catch(() => undefined));
   if (!body) throw error('invalid session id', `no recording of session ${id} (recorded with wdgate:options recordVideo, kept for recordings.retention)`);
   return new TextBody(contentType, body);

@@ -24,6 +24,10 @@ export class Metrics {
   readonly commandErrors: client.Counter<'command' | 'error'>;
   readonly bidiMessages: client.Counter<'direction'>;
   readonly bidiErrors: client.Counter<'error'>;
+  readonly sessionsEnded: client.Counter<'result'>;
+  readonly tracesWritten: client.Counter;
+  readonly tracesDropped: client.Counter<'reason'>;
+  readonly traceCapturesDropped: client.Counter<'reason'>;
 
   constructor(source: MetricsSource) {
     const registers = [this.registry];
@@ -49,6 +53,21 @@ export class Metrics {
       registers,
     });
     this.bidiErrors = new client.Counter({ name: 'wdgate_bidi_errors_total', help: 'BiDi commands that answered an error, by error code', labelNames: ['error'], registers });
+    // Traces and history (src/trace/).
+    this.sessionsEnded = new client.Counter({ name: 'wdgate_sessions_ended_total', help: 'Sessions ended, by result (passed, failed, skipped, unknown)', labelNames: ['result'], registers });
+    this.tracesWritten = new client.Counter({ name: 'wdgate_traces_written_total', help: 'Session traces written to the history', registers });
+    this.tracesDropped = new client.Counter({
+      name: 'wdgate_traces_dropped_total',
+      help: 'Session traces not kept: retain-on-failure on a session that did not fail, or a write that failed (a full disk)',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.traceCapturesDropped = new client.Counter({
+      name: 'wdgate_trace_captures_dropped_total',
+      help: "Screenshots and DOM snapshots a trace went without: the capture failed, or the trace reached its size limit",
+      labelNames: ['reason'],
+      registers,
+    });
     new client.Gauge({
       name: 'wdgate_bidi_connections',
       help: 'WebDriver BiDi sockets open now',

@@ -125,6 +125,17 @@ export class Recordings {
     return recording[kind];
   }
 
+  /**
+   * A finished recording's files, handed over to whoever keeps them from now on (the history,
+   * src/trace/): forgotten here, not deleted. Undefined when the session was not recorded.
+   */
+  take(id: string): { video: string; log: string } | undefined {
+    const recording = this.#recordings.get(id);
+    if (!recording || recording.endedAt === undefined) return undefined;
+    this.#recordings.delete(id);
+    return { video: recording.video, log: recording.log };
+  }
+
   /** Whether a recording of the session exists (running or kept) for the principal. */
   has(id: string, principal: { name: string; admin: boolean }): 'running' | 'finished' | undefined {
     const recording = this.#recordings.get(id);

@@ -14,6 +14,7 @@ import { Forwarder } from './forward.ts';
 import type { PassThroughSession } from '../webdriver/pass-through.ts';
 import { bidiSockets } from '../bidi/socket.ts';
 import { serveDashboard } from './ui.ts';
+import { forwardedReport } from '../trace/index.ts';
 import type { UiLogins } from './ui-logins.ts';
 
 const require = createRequire(import.meta.url);
@@ -159,6 +160,7 @@ function handle(edge: Edge, res: HttpResponse, req: HttpRequest): void {
   const request = {
     principal: LOCAL,
     webSocketBase: webSocketBase(edge, facts.host),
+    query: req.getQuery() ?? '',
     get signal(): AbortSignal {
       gone ??= new AbortController();
       if (state.aborted && !state.answered) gone.abort();
@@ -202,7 +204,7 @@ function handle(edge: Edge, res: HttpResponse, req: HttpRequest): void {
     gateway.execute(route.command, urlParams, body, request).then(
       (value) =>
         value instanceof TextBody
-          ? send(res, state, value.status, value.text, value.contentType)
+          ? send(res, state, value.status, value.text, value.contentType, value.headers)
           : send(res, state, 200, value instanceof JsonText ? `{"value":${value.text}}` : JSON.stringify({ value: value === undefined ? null : value })),
       (e) =>
         e instanceof HttpRefusal
@@ -244,20 +246,37 @@ function forwardRequest(
   body: Buffer,
 ): void {
   const deleting = method === 'DELETE' && rest === '';
+  // A client's report of its test (se/event, a cloud grid's script) is the history's: answered
+  // here, never forwarded (an upstream driver would run `sauce:job-result=…` as JavaScript).
+  let reported;
+  try {
+    reported = forwardedReport(session.history, method, rest, body);
+  } catch (e) {
+    return sendError(res, state, toWebDriverError(e));
+  }
+  if (reported) return send(res, state, 200, JSON.stringify({ value: reported.value }));
   let status = 0;
+  const history = session.history;
+  const startedAt = Date.now();
+  const started = performance.now();
+  // An error answer is read for its W3C code (the history counts it); a traced session's answers for their summary.
+  let answer: Buffer[] | undefined;
+  let answered = 0;
   session.inFlight++;
-  const done = () => {
+  const done = (failure?: WebDriverError) => {
     session.inFlight--;
     session.lastActivity = Date.now();
+    if (history) recordForwarded(history, method, rest, body, status, answer, startedAt, performance.now() - started, failure);
     if (!deleting) return;
     // Delete Session ends the session here whatever the upstream said; it is sent again only
     // if the upstream did not take it.
     session.deletedUpstream = status >= 200 && status < 300;
-    void gateway.sessions.end(session, 'it was deleted');
+    void gateway.sessions.end(session, 'it was deleted', 'deleted');
   };
   const forwarding = forwarder.forward({ method, path: session.upstreamPath(rest), body }, session.upstream, {
     head(code, text, contentType) {
       status = code;
+      if (history && (code >= 400 || history.recorder)) answer = [];
       if (state.aborted) return;
       res.cork(() => {
         res
@@ -267,6 +286,10 @@ function forwardRequest(
       });
     },
     data(chunk) {
+      if (answer && answered < FORWARDED_ANSWER_KEPT) {
+        answer.push(chunk.subarray(0, FORWARDED_ANSWER_KEPT - answered));
+        answered += chunk.length;
+      }
       if (!state.aborted) res.cork(() => void res.write(chunk));
     },
     end() {
@@ -276,17 +299,55 @@ function forwardRequest(
       res.cork(() => void res.end());
     },
     fail(kind, message) {
-      done();
       const e =
         kind === 'timeout'
           ? error('timeout', `upstream ${session.upstreamName}: ${message}`)
           : error('unknown error', `upstream ${session.upstreamName} (${session.upstream.url}) could not be reached: ${message}`);
+      done(e);
       sendError(res, state, e);
     },
   });
   // The client gone: the upstream's answer is not waited for (no AbortSignal: this is the hot path).
   if (state.aborted && !state.answered) forwarding.abort();
   else state.onGone = () => forwarding.abort();
+}
+
+/** Bytes of a forwarded answer kept for the history (an error's code and message, a result's summary). */
+const FORWARDED_ANSWER_KEPT = 16 * 1024;
+
+/** A forwarded request in its session's history: named by the route table, its W3C error read from the answer. */
+function recordForwarded(
+  history: NonNullable<PassThroughSession['history']>,
+  method: string,
+  rest: string,
+  body: Buffer,
+  status: number,
+  answer: Buffer[] | undefined,
+  startedAt: number,
+  ms: number,
+  failure: WebDriverError | undefined,
+): void {
+  const route = matchRoute(method, `/session/-${rest}`);
+  const name = route.kind === 'found' ? route.route.command : `${method} ${rest || '/'}`;
+  let value: unknown;
+  if (answer) {
+    try {
+      value = (JSON.parse(Buffer.concat(answer).toString()) as { value?: unknown }).value;
+    } catch {
+      value = answer.length ? '[an answer that is not JSON, or was cut]' : undefined;
+    }
+  }
+  const upstreamError = status >= 400 && typeof value === 'object' && value !== null ? (value as { error?: unknown; message?: unknown }) : undefined;
+  const e = failure ?? (status >= 400 ? { code: typeof upstreamError?.error === 'string' ? upstreamError.error : 'unknown error', message: String(upstreamError?.message ?? `HTTP ${status}`) } : undefined);
+  let params: unknown;
+  if (history.recorder && body.length > 0 && body.length <= FORWARDED_ANSWER_KEPT) {
+    try {
+      params = JSON.parse(body.toString());
+    } catch {
+      params = undefined;
+    }
+  }
+  history.command('forwarded', name, startedAt, ms, e, params, e ? undefined : value);
 }
 
 /** The security gate and the size limits on what was read so far: whose request it is, or how to refuse it. */

@@ -27,6 +27,11 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/wdgate/admin/queue', command: 'adminQueue' },
   { method: 'POST', path: '/wdgate/admin/drain', command: 'adminDrain' },
   { method: 'POST', path: '/wdgate/admin/undrain', command: 'adminUndrain' },
+  // The history of sessions and their traces (src/trace/, docs/traces.md).
+  { method: 'GET', path: '/wdgate/sessions', command: 'listSessions' },
+  { method: 'GET', path: '/wdgate/sessions/{sessionId}', command: 'getSessionEntry' },
+  { method: 'GET', path: '/wdgate/sessions/{sessionId}/trace', command: 'getSessionTrace' },
+  { method: 'GET', path: '/wdgate/sessions/{sessionId}/har', command: 'getSessionHar' },
   { method: 'GET', path: '/wdgate/sessions/{sessionId}/video', command: 'getSessionVideo' },
   { method: 'GET', path: '/wdgate/sessions/{sessionId}/log', command: 'getSessionLog' },
   { method: 'GET', path: `${S}/timeouts`, command: 'getTimeouts' },
@@ -93,6 +98,8 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: `${S}/se/files`, command: 'getDownloadableFiles' },
   { method: 'POST', path: `${S}/se/files`, command: 'downloadFile' },
   { method: 'DELETE', path: `${S}/se/files`, command: 'deleteDownloadableFiles' },
+  // Selenium Grid's session events (test:started, test:failed, marker:add …): the history's result.
+  { method: 'POST', path: `${S}/se/event`, command: 'sessionEvent' },
   // chromedriver's CDP command (Python Selenium's execute_cdp_cmd).
   { method: 'POST', path: `${S}/goog/cdp/execute`, command: 'executeCdpCommand' },
 ];

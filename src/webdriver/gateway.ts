@@ -8,15 +8,18 @@ import type { Pool } from '../pool/pool.ts';
 import { LOCAL, type Principal } from '../server/auth.ts';
 import { RateLimit } from '../server/limits.ts';
 import { Admission, type AdmissionConfig } from './admission.ts';
-import { commands } from './commands/index.ts';
+import type { Command } from './commands/types.ts';
 import { UserPromptOpenedError } from '../../backends/backend.ts';
-import { error, toWebDriverError } from './errors.ts';
+import { error, toWebDriverError, type WebDriverError } from './errors.ts';
+import { History, PAGE_CHANGING, type HistoryConfig, type TraceConfig } from '../trace/index.ts';
 import { adoptSharedIds } from './shared-ids.ts';
 import { handleAnyUserPrompts } from './prompts.ts';
-import { Sessions } from './sessions.ts';
+import { Sessions, type AnySession } from './sessions.ts';
 import type { ConfiguredRoute } from './routing.ts';
 
 export interface GatewayOptions {
+  /** Command name → implementation (src/server/commands.ts assembles the table). */
+  commands: Record<string, Command>;
   backends: AnyBackend[];
   /** Capabilities → backend, before the default routes (src/webdriver/routing.ts). */
   routes: ConfiguredRoute[];
@@ -34,6 +37,9 @@ export interface GatewayOptions {
   newSessionsPerSecond: number;
   /** Session recordings (src/ops/recordings.ts). */
   recordings: Recordings;
+  /** Traces and the history of ended sessions (src/trace/). */
+  trace: TraceConfig;
+  history: HistoryConfig;
   log: Logger;
 }
 
@@ -54,10 +60,13 @@ export interface RequestContext {
   principal?: Principal;
   /** `ws://host:port` (or wss) as the client reached the gateway: where its BiDi sockets are. */
   webSocketBase?: string;
+  /** The request's query string, without `?` (the history's list filters). */
+  query?: string;
 }
 
 export class Gateway {
   readonly sessions: Sessions;
+  readonly commands: Record<string, Command>;
   readonly log: Logger;
   readonly metrics: Metrics;
   readonly backends: AnyBackend[];
@@ -68,6 +77,7 @@ export class Gateway {
   readonly admission: Admission;
   readonly newSessionRate: RateLimit;
   readonly recordings: Recordings;
+  readonly history: History;
   /** Sessions per principal, those being created included (a principal's own maximum). */
   readonly #owned = new Map<string, { sessions: number; share: number }>();
   /** close(): every session ends now. */
@@ -79,6 +89,7 @@ export class Gateway {
   readonly #readyRequiresFreeSlot: boolean;
 
   constructor(options: GatewayOptions) {
+    this.commands = options.commands;
     this.backends = options.backends;
     this.routes = options.routes;
     this.fileInputDirectories = options.fileInputDirectories;
@@ -89,14 +100,25 @@ export class Gateway {
     this.newSessionRate = new RateLimit(options.newSessionsPerSecond);
     this.recordings = options.recordings;
     this.log = options.log;
-    this.sessions = new Sessions(options.log);
+    this.sessions = new Sessions(options.log, (session, reason, cause, finished) => this.history.ended(session, reason, cause, finished));
     this.sessions.reapIdle(options.sessionIdleTimeout);
-    this.metrics = new Metrics({
+    const metrics = (this.metrics = new Metrics({
       sessionsActive: () => this.sessions.size,
       sessionsQueued: () => this.admission.queued,
       queuedByPrincipal: () => this.admission.lines(),
       pool: () => this.pool.stats(),
       bidiConnections: () => this.sessions.bidiConnections(),
+    }));
+    this.history = new History(options.trace, options.history, {
+      log: options.log,
+      live: () => this.sessions.all(),
+      takeRecording: (id) => this.recordings.take(id),
+      counted: {
+        traceWritten: () => metrics.tracesWritten.inc(),
+        traceDropped: (reason) => metrics.tracesDropped.inc({ reason }),
+        captureDropped: (reason) => metrics.traceCapturesDropped.inc({ reason }),
+        sessionEnded: (result) => metrics.sessionsEnded.inc({ result }),
+      },
     });
   }
 
@@ -190,28 +212,41 @@ export class Gateway {
   /** Run one command. Throws WebDriverError (or anything, which the edge maps to unknown error). */
   async execute(name: string, urlParams: Record<string, string>, body: unknown, request: RequestContext = {}): Promise<unknown> {
     const started = performance.now();
-    let failed: string | undefined;
+    const startedAt = Date.now();
+    // The session the command reached, and its parsed parameters (for its history).
+    const ran: Ran = {};
+    let failed: WebDriverError | undefined;
+    let value: unknown;
     try {
-      return await this.#execute(name, urlParams, body, request);
+      value = await this.#execute(name, urlParams, body, request, ran);
+      return value;
     } catch (e) {
-      const code = toWebDriverError(e).code;
-      failed = code;
+      failed = toWebDriverError(e);
       const ms = Math.round((performance.now() - started) * 10) / 10;
-      this.metrics.commandErrors.inc({ command: name, error: code });
+      this.metrics.commandErrors.inc({ command: name, error: failed.code });
       // One line per failed command: never its body (it may hold a user's data).
-      this.log.info({ event: 'command failed', sessionId: urlParams.sessionId, principal: (request.principal ?? LOCAL).name, command: name, error: code, ms });
+      this.log.info({ event: 'command failed', sessionId: urlParams.sessionId, principal: (request.principal ?? LOCAL).name, command: name, error: failed.code, ms });
       throw e;
     } finally {
       const ms = performance.now() - started;
       this.metrics.commandDuration.observe({ command: name }, ms / 1000);
-      // The dashboard's "last commands" of the session.
-      const session = urlParams.sessionId === undefined ? undefined : this.sessions.get(urlParams.sessionId);
-      if (session?.kind === 'driven') session.noteCommand(name, ms, failed);
+      // New Session: the session it made.
+      const session = ran.session ?? (name === 'newSession' && !failed ? this.#created(value) : undefined);
+      if (session) {
+        // The dashboard's "last commands" of the session, and its history (its trace's step).
+        if (session.kind === 'driven') session.noteCommand(name, ms, failed?.code);
+        session.history?.command('command', name, startedAt, ms, failed, ran.params ?? body, value, PAGE_CHANGING.has(name));
+      }
     }
   }
 
-  async #execute(name: string, urlParams: Record<string, string>, body: unknown, request: RequestContext): Promise<unknown> {
-    const command = commands[name];
+  #created(value: unknown): AnySession | undefined {
+    const id = (value as { sessionId?: unknown } | undefined)?.sessionId;
+    return typeof id === 'string' ? this.sessions.get(id) : undefined;
+  }
+
+  async #execute(name: string, urlParams: Record<string, string>, body: unknown, request: RequestContext, ran: Ran): Promise<unknown> {
+    const command = this.commands[name];
     if (!command) throw error('unsupported operation', `${name} is not implemented yet`);
     if (!command.session) {
       const params = command.params ? command.params(body, '') : body;
@@ -227,9 +262,14 @@ export class Gateway {
       const ending = this.sessions.ending(id, owner);
       throw error('invalid session id', ending ? `session ${id} has ended: ${ending}` : `no active session with id ${id}`);
     }
+    ran.session = session;
     const params = command.params ? command.params(body, '') : body;
+    ran.params = params;
     return session.serialize(async () => {
       if (session.ended) throw error('invalid session id', `session ${session.id} has ended`);
+      // A traced session: what the previous command left on the page is captured first.
+      const recorder = session.history?.recorder;
+      if (recorder) await recorder.beforeCommand(session, name, urlParams, params);
       if (command.handlesUserPrompts) await handleAnyUserPrompts(session);
       if (session.bidi) await adoptSharedIds(session, urlParams, body);
       try {
@@ -260,5 +300,11 @@ export class Gateway {
     // Drivers and displays the pass-through backends started, once their sessions have ended.
     await Promise.all(this.backends.map((b) => (b.kind === 'pass-through' ? b.close() : undefined)));
     await this.recordings.close();
+    await this.history.close();
   }
+}
+
+interface Ran {
+  session?: AnySession;
+  params?: unknown;
 }

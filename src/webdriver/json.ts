@@ -16,6 +16,9 @@ export class TextBody {
   constructor(
     readonly contentType: string,
     readonly text: string | Buffer,
+    /** More response headers (a download's file name). */
+    readonly headers?: Record<string, string>,
+    /** Not 200: a probe's 503 (GET /ready while the gateway takes no new sessions). */
     readonly status: 200 | 503 = 200,
   ) {}
 }

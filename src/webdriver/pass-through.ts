@@ -2,6 +2,7 @@
 // driven sessions, for ownership, capacity, idle reaping and shutdown, but the W3C layer never runs
 // its commands: the HTTP edge forwards them (src/server/forward.ts).
 import type { UpstreamSession } from '../../backends/backend.ts';
+import type { SessionHistory } from '../trace/index.ts';
 
 export class PassThroughSession {
   readonly kind = 'pass-through' as const;
@@ -11,6 +12,8 @@ export class PassThroughSession {
   readonly upstream: UpstreamSession;
   readonly browserName: string;
   ended = false;
+  /** What the history keeps of the session (src/trace/): set at New Session. */
+  history: SessionHistory | undefined = undefined;
   readonly createdAt = Date.now();
   lastActivity = Date.now();
   /** Requests being forwarded: a session is never idle while one is. */

@@ -2,6 +2,7 @@
 // and negotiated behaviour. Commands of a session run one at a time, in arrival order.
 import type { BidiEndpoint, BrowsingContext, DrivenBrowser, PageLoadStrategy } from '../../backends/backend.ts';
 import type { Logger } from '../ops/log.ts';
+import type { SessionHistory } from '../trace/index.ts';
 import type { TimeoutsConfiguration } from './capabilities.ts';
 import { error } from './errors.ts';
 import { watchUserPrompts } from './prompts.ts';
@@ -68,6 +69,8 @@ export class Session {
   lastActivity = Date.now();
   /** Commands running or queued: a session is never idle while one is. */
   inFlight = 0;
+  /** What the history keeps of the session (src/trace/): set at New Session. */
+  history: SessionHistory | undefined = undefined;
   /** The last commands, newest last (the dashboard): name, duration, W3C error if it failed. */
   readonly recentCommands: { command: string; ms: number; error?: string; at: number }[] = [];
   readonly release: () => Promise<void>;

@@ -1,6 +1,7 @@
 // The registry of live sessions. Whoever creates a session adds it here; ending it (delete,
 // last window closed, browser crash, idle timeout, gateway shutdown) always goes through `end`.
 import type { Logger } from '../ops/log.ts';
+import type { EndCause } from '../trace/index.ts';
 import type { PassThroughSession } from './pass-through.ts';
 import type { Session } from './session.ts';
 
@@ -17,9 +18,12 @@ export class Sessions {
   readonly #closing = new Set<Promise<void>>();
   #reaper: NodeJS.Timeout | undefined;
   readonly #log: Logger;
+  /** Told of every session's end (the history): `finished` settles once what ends with it is done. */
+  readonly #ended: (session: AnySession, reason: string, cause: EndCause, finished: Promise<unknown>) => Promise<void>;
 
-  constructor(log: Logger) {
+  constructor(log: Logger, ended: (session: AnySession, reason: string, cause: EndCause, finished: Promise<unknown>) => Promise<void> = async () => {}) {
     this.#log = log;
+    this.#ended = ended;
   }
 
   get size(): number {
@@ -66,9 +70,11 @@ export class Sessions {
 
   /**
    * Forget the session at once and give its browser back in the background; `settled()` waits
-   * for every such ending. Idempotent.
+   * for every such ending. Idempotent. `cause`: its client ended it (deleted), its browser or
+   * upstream went away (crashed), or anything else (an operator, a timeout, shutdown): the
+   * history's result rule (src/trace/session-history.ts).
    */
-  end(session: AnySession, reason = 'it was deleted'): Promise<void> {
+  end(session: AnySession, reason = 'it was deleted', cause: EndCause = 'other'): Promise<void> {
     if (session.ended) return Promise.resolve();
     session.ended = true;
     this.#byId.delete(session.id);
@@ -78,8 +84,9 @@ export class Sessions {
     if (session.kind === 'driven') session.closeSockets();
     // The session's temporary files (uploads) go with it; shutdown waits for both.
     // What still uses the context first (the engine's BiDi end, a recording), then the context.
-    const released = session.kind === 'driven' ? session.finish().then(() => session.release()) : session.release();
-    const closing = Promise.all([released, session.removeTemporaryFiles()]).then(() => {});
+    const finished = session.kind === 'driven' ? session.finish() : Promise.resolve();
+    const released = finished.then(() => session.release());
+    const closing = Promise.all([released, session.removeTemporaryFiles(), this.#ended(session, reason, cause, finished)]).then(() => {});
     this.#closing.add(closing);
     void closing.finally(() => this.#closing.delete(closing));
     return closing;

@@ -29,10 +29,17 @@ export interface StartOptions {
   config?: Record<string, unknown>;
   /** --shutdown-grace-period: 0 unless asked (the helper's stop() then ends everything at once). */
   shutdownGracePeriod?: number;
+  /**
+   * --history-directory: a given one (kept), or one of the gateway's own, removed when it exits
+   * (a test never writes into the user's cache).
+   */
+  historyDirectory?: string;
 }
 
 export async function startGateway(args: string[] = [], options: StartOptions = {}): Promise<TestGateway> {
   const base = [BIN, '--port', '0', '--listen-address', '127.0.0.1', '--shutdown-grace-period', String(options.shutdownGracePeriod ?? 0), ...(options.headless === false ? [] : ['--headless'])];
+  const ownHistory = options.historyDirectory === undefined ? mkdtempSync(join(tmpdir(), 'wdgate-test-history-')) : undefined;
+  base.push('--history-directory', options.historyDirectory ?? ownHistory!);
   let configDir: string | undefined;
   if (options.config) {
     configDir = mkdtempSync(join(tmpdir(), 'wdgate-test-config-'));
@@ -46,6 +53,7 @@ export async function startGateway(args: string[] = [], options: StartOptions = 
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   if (configDir) void exited.then(() => rmSync(configDir, { recursive: true, force: true }));
+  if (ownHistory) void exited.then(() => rmSync(ownHistory, { recursive: true, force: true }));
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL'); // never leave a gateway that did not start behind

@@ -28,6 +28,11 @@ export async function startPageServer(): Promise<PageServer> {
       res.writeHead(html === undefined ? 404 : 200, { 'content-type': 'text/html; charset=utf-8' });
       return res.end(html ?? 'not found');
     }
+    if (url.pathname === '/style.css') {
+      // A style sheet of its own type (a sheet served as text/html is ignored by browsers).
+      res.writeHead(200, { 'content-type': 'text/css' });
+      return res.end(url.searchParams.get('css') ?? 'p { color: green }');
+    }
     if (url.pathname === '/slow') {
       // Holds the response for ?ms= milliseconds: for page load strategies and timeouts.
       const ms = Number(url.searchParams.get('ms') ?? 1000);

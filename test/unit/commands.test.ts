@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { routes } from '../../src/server/routes.ts';
-import { commands } from '../../src/webdriver/commands/index.ts';
+import { commands } from '../../src/server/commands.ts';
 
 test('every routed command is implemented', () => {
   assert.deepEqual(routes.filter((r) => !Object.hasOwn(commands, r.command)).map((r) => `${r.method} ${r.path}`), []);

@@ -98,13 +98,26 @@ describe('route table', () => {
     }
   });
 
-  test("the table holds the W3C endpoints plus Selenium file upload, managed downloads, chromedriver's CDP command, the metrics, the health and readiness probes, the admin API and recordings, each once", () => {
+  test("the table holds the W3C endpoints plus Selenium file upload, managed downloads, session events, chromedriver's CDP command, the metrics, the health and readiness probes, the admin API, recordings and the history, each once", () => {
     const keys = routes.map((r) => `${r.method} ${r.path}`);
     assert.equal(new Set(keys).size, keys.length, 'a method and path appear twice');
     assert.equal(new Set(routes.map((r) => r.command)).size, routes.length, 'a command name appears twice');
-    assert.equal(routes.length, SPEC_ENDPOINTS.length + 6 + 8 + 2);
+    assert.equal(routes.length, SPEC_ENDPOINTS.length + 6 + 8 + 2 + 5);
+    assert.deepEqual(
+      routes.filter((r) => r.path.startsWith('/wdgate/sessions')).map((r) => `${r.method} ${r.path} ${r.command}`),
+      [
+        'GET /wdgate/sessions listSessions',
+        'GET /wdgate/sessions/{sessionId} getSessionEntry',
+        'GET /wdgate/sessions/{sessionId}/trace getSessionTrace',
+        'GET /wdgate/sessions/{sessionId}/har getSessionHar',
+        'GET /wdgate/sessions/{sessionId}/video getSessionVideo',
+        'GET /wdgate/sessions/{sessionId}/log getSessionLog',
+      ],
+    );
     const ready = matchRoute('GET', '/ready');
     assert.ok(ready.kind === 'found' && ready.route.command === 'ready');
+    const event = matchRoute('POST', '/session/S/se/event');
+    assert.ok(event.kind === 'found' && event.route.command === 'sessionEvent');
     assert.deepEqual(
       routes.filter((r) => r.path.startsWith('/wdgate/admin/')).map((r) => r.command),
       ['adminListSessions', 'adminEndAllSessions', 'adminEndSession', 'adminQueue', 'adminDrain', 'adminUndrain'],

@@ -29,7 +29,7 @@ export const closeWindow = sessionCommand({
     session.frames = [];
     const remaining = await session.browser.windowHandles();
     // Spec: closing the last top-level browsing context ends the session.
-    if (remaining.length === 0) void gateway.sessions.end(session);
+    if (remaining.length === 0) void gateway.sessions.end(session, 'its last window was closed', 'deleted');
     return remaining;
   },
 });

@@ -1,5 +1,6 @@
-// Command name (as in src/server/routes.ts) → implementation. One file per spec chapter.
-// A route whose command is not exported by any of these answers `unsupported operation`.
+// The W3C commands: name (as in src/server/routes.ts) → implementation, one file per spec
+// chapter. The whole table, with the operators' and the history's commands, is assembled by
+// the route table's owner (src/server/commands.ts).
 import type { Command } from './types.ts';
 import * as session from './session.ts';
 import * as navigation from './navigation.ts';
@@ -15,10 +16,8 @@ import * as document from './document.ts';
 import * as upload from './upload.ts';
 import * as downloads from './downloads.ts';
 import * as cdp from './cdp.ts';
-import * as ops from '../../ops/commands.ts';
-import * as admin from '../../ops/admin.ts';
 
-export const commands: Record<string, Command> = {
+export const webdriverCommands: Record<string, Command> = {
   ...session,
   ...navigation,
   ...contexts,
@@ -33,6 +32,4 @@ export const commands: Record<string, Command> = {
   ...upload,
   ...downloads,
   ...cdp,
-  ...ops,
-  ...admin,
 } as Record<string, Command>;

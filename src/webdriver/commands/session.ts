@@ -22,6 +22,8 @@ import { p, type Parser } from '../params.ts';
 import type { Gateway } from '../gateway.ts';
 import { Session, type PromptHandlerConfig } from '../session.ts';
 import { globalCommand, sessionCommand } from './types.ts';
+import { sessionLabels, traceMode, type TraceMode } from '../../trace/index.ts';
+import type { SessionLabels } from '../../trace/options.ts';
 
 const DEFAULT_PROMPT_BEHAVIOR = 'dismiss and notify';
 
@@ -35,6 +37,8 @@ export const newSession = globalCommand({
       const refused = gateway.newSessionsRefused();
       if (refused) throw error('session not created', refused);
       const { capabilities, matched } = processCapabilities(params, (caps) => matchBackends(gateway.backends, gateway.routes, caps, gateway.environment));
+      // Its name, build and tags, and whether it is traced (src/trace/): checked before anything starts.
+      const history = { labels: sessionLabels(capabilities), mode: traceMode(capabilities, gateway.history.trace.mode) };
       if (!gateway.newSessionRate.take(principal.name)) {
         throw error('session not created', `too many new sessions: ${principal.name} may ask for ${gateway.newSessionRate.rate} per second (newSessionsPerSecond)`);
       }
@@ -43,8 +47,8 @@ export const newSession = globalCommand({
       ticket = await gateway.admission.admit(principal, request.signal);
       const created =
         matched.backend.kind === 'driven'
-          ? await createSession(gateway, capabilities, matched as { backend: Backend; spec: LaunchSpec }, ticket, principal, unclaim, request.webSocketBase)
-          : await createPassThroughSession(gateway, matched as { backend: PassThroughBackend; spec: UpstreamSpec }, ticket, principal, unclaim, request.signal);
+          ? await createSession(gateway, capabilities, matched as { backend: Backend; spec: LaunchSpec }, ticket, principal, unclaim, history, request.webSocketBase)
+          : await createPassThroughSession(gateway, matched as { backend: PassThroughBackend; spec: UpstreamSpec }, ticket, principal, unclaim, history, request.signal);
       gateway.metrics.sessionsCreated.inc();
       const caps = created.capabilities as Record<string, unknown>;
       gateway.log.info({
@@ -72,6 +76,7 @@ async function createSession(
   ticket: Ticket,
   principal: Principal,
   unclaim: () => void,
+  history: { labels: SessionLabels; mode: TraceMode },
   webSocketBase = '',
 ) {
   const { backend } = matched;
@@ -117,7 +122,13 @@ async function createSession(
   });
   session.ownBrowser = lease.ownBrowser;
   gateway.sessions.add(session);
-  browser.onDisconnected(() => void gateway.sessions.end(session, 'its browser went away (it crashed or was killed)'));
+  gateway.history.open(
+    session,
+    { id: session.id, principal: principal.name, backend: backend.name, browserName: browser.browserName, browserVersion: browser.browserVersion, capabilities },
+    history.labels,
+    history.mode,
+  );
+  browser.onDisconnected(() => void gateway.sessions.end(session, 'its browser went away (it crashed or was killed)', 'crashed'));
   if (downloadsEnabled) await keepDownloads(gateway, session);
   if (recordVideo) await record(gateway, session);
   if (bidi) await openBidi(gateway, session, spec);
@@ -196,6 +207,7 @@ async function createPassThroughSession(
   ticket: Ticket,
   principal: Principal,
   unclaim: () => void,
+  history: { labels: SessionLabels; mode: TraceMode },
   signal: AbortSignal | undefined,
 ) {
   let upstream;
@@ -222,7 +234,21 @@ async function createPassThroughSession(
     },
   });
   gateway.sessions.add(session);
-  upstream.onGone(() => void gateway.sessions.end(session, `its upstream ${spec.upstream} went away (the driver exited)`));
+  gateway.history.open(
+    session,
+    {
+      id: session.id,
+      principal: principal.name,
+      backend: backend.name,
+      upstream: spec.upstream,
+      browserName: session.browserName,
+      browserVersion: String(upstream.capabilities.browserVersion ?? ''),
+      capabilities: spec.capabilities,
+    },
+    history.labels,
+    history.mode,
+  );
+  upstream.onGone(() => void gateway.sessions.end(session, `its upstream ${spec.upstream} went away (the driver exited)`, 'crashed'));
   return { sessionId: session.id, capabilities: { ...withoutUpstreamAddresses(upstream.capabilities), 'wdgate:options': { backend: backend.name, upstream: spec.upstream } } };
 }
 
@@ -283,7 +309,7 @@ export const deleteSession = sessionCommand({
   async handler({ gateway, session }) {
     // The client has its answer at once; the browser ends in the background (and the gateway's
     // shutdown still waits for it).
-    void gateway.sessions.end(session, 'it was deleted');
+    void gateway.sessions.end(session, 'it was deleted', 'deleted');
     return null;
   },
 });

@@ -1,0 +1,150 @@
+// The history on disk: one folder per ended session (`<directory>/<session id>/`) with its entry
+// (entry.json) and its files (trace.zip, video.webm, console.log). The index is the folders,
+// read again at start; what is past the retention time or the disk budget goes, oldest first.
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from '../ops/log.ts';
+import type { SessionResult } from './session-history.ts';
+import type { TraceMode } from './options.ts';
+
+/** What the history lists of an ended session (docs/traces.md). */
+export interface HistoryEntry {
+  id: string;
+  name?: string;
+  build?: string;
+  tags: string[];
+  principal: string;
+  backend: string;
+  upstream?: string;
+  browserName: string;
+  browserVersion: string;
+  startedAt: string;
+  endedAt: string;
+  durationMs: number;
+  result: SessionResult;
+  resultReason: string;
+  endReason: string;
+  commands: number;
+  errors: number;
+  trace: TraceMode;
+  /** Files kept in the entry's folder. */
+  files: HistoryFile[];
+  /** Bytes of the files. */
+  bytes: number;
+}
+
+export type HistoryFile = 'trace.zip' | 'video.webm' | 'console.log';
+
+export interface StoreConfig {
+  directory: string;
+  /** How long an ended session stays listed (ms). */
+  retention: number;
+  /** Most bytes of files all entries together keep. */
+  maxBytes: number;
+}
+
+const ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+export class HistoryStore {
+  readonly config: StoreConfig;
+  readonly #log: Logger;
+  readonly #entries = new Map<string, HistoryEntry>();
+  #bytes = 0;
+
+  constructor(config: StoreConfig, log: Logger) {
+    this.config = config;
+    this.#log = log;
+  }
+
+  /** Read the entries a previous run of the gateway left. */
+  async load(): Promise<void> {
+    await mkdir(this.config.directory, { recursive: true });
+    for (const name of await readdir(this.config.directory)) {
+      if (!ID.test(name)) continue;
+      const text = await readFile(join(this.config.directory, name, 'entry.json'), 'utf8').catch(() => undefined);
+      let entry: HistoryEntry | undefined;
+      try {
+        entry = text === undefined ? undefined : (JSON.parse(text) as HistoryEntry);
+      } catch {
+        entry = undefined;
+      }
+      // A folder without a readable entry is what a gateway killed while writing left.
+      if (!entry || entry.id !== name) {
+        await rm(join(this.config.directory, name), { recursive: true, force: true });
+        continue;
+      }
+      this.#entries.set(entry.id, entry);
+      this.#bytes += entry.bytes;
+    }
+    await this.sweep();
+  }
+
+  get(id: string): HistoryEntry | undefined {
+    return this.#entries.get(id);
+  }
+
+  entries(): IterableIterator<HistoryEntry> {
+    return this.#entries.values();
+  }
+
+  /** Where an entry's file is (only for an entry the index has). */
+  path(id: string, file: HistoryFile): string | undefined {
+    const entry = this.#entries.get(id);
+    return entry?.files.includes(file) ? join(this.config.directory, id, file) : undefined;
+  }
+
+  /**
+   * Keep an ended session: its files written (or moved in) first, the entry last, so that a
+   * folder with an entry is whole.
+   */
+  async put(entry: Omit<HistoryEntry, 'files' | 'bytes'>, files: { name: HistoryFile; data?: Uint8Array; from?: string }[]): Promise<HistoryEntry> {
+    if (!ID.test(entry.id)) throw new Error(`not a session id: ${entry.id}`);
+    const folder = join(this.config.directory, entry.id);
+    await mkdir(folder, { recursive: true });
+    const kept: HistoryFile[] = [];
+    let bytes = 0;
+    for (const file of files) {
+      const to = join(folder, file.name);
+      if (file.data) {
+        await writeFile(to, file.data);
+        bytes += file.data.length;
+      } else if (file.from) {
+        const moved = await moveFile(file.from, to).catch(() => -1);
+        if (moved < 0) continue;
+        bytes += moved;
+      }
+      kept.push(file.name);
+    }
+    const full: HistoryEntry = { ...entry, files: kept, bytes };
+    await writeFile(join(folder, 'entry.json.tmp'), JSON.stringify(full));
+    await rename(join(folder, 'entry.json.tmp'), join(folder, 'entry.json'));
+    this.#entries.set(full.id, full);
+    this.#bytes += bytes;
+    await this.sweep();
+    return full;
+  }
+
+  /** Delete what is past its retention, then the oldest while the files are over the budget. */
+  async sweep(now = Date.now()): Promise<void> {
+    const oldestFirst = [...this.#entries.values()].sort((a, b) => Date.parse(a.endedAt) - Date.parse(b.endedAt));
+    for (const entry of oldestFirst) {
+      if (now - Date.parse(entry.endedAt) < this.config.retention && this.#bytes <= this.config.maxBytes) break;
+      this.#entries.delete(entry.id);
+      this.#bytes -= entry.bytes;
+      await rm(join(this.config.directory, entry.id), { recursive: true, force: true });
+      this.#log.info({ event: 'history entry deleted', sessionId: entry.id });
+    }
+  }
+}
+
+/** Move a file (a rename, or a copy where it crosses file systems); its size. */
+async function moveFile(from: string, to: string): Promise<number> {
+  try {
+    await rename(from, to);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
+    await writeFile(to, await readFile(from));
+    await rm(from, { force: true });
+  }
+  return (await stat(to)).size;
+}

@@ -1,0 +1,70 @@
+// Writing a trace: one zip (docs/traces.md) of the index, the screenshots, the DOM snapshots,
+// the HAR, the console and the video. Texts are redacted here, as they are written, so a secret
+// learnt late in the session is scrubbed from what came before it too. Written one file at a
+// time, yielding between files: a trace is written while other sessions' commands run.
+import { setImmediate as yieldToOthers } from 'node:timers/promises';
+import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
+import pkg from '../../package.json' with { type: 'json' };
+import { toHar } from './har.ts';
+import type { Recorder } from './recorder.ts';
+
+export interface TraceSummary {
+  session: Record<string, unknown>;
+  browser: { name: string; version: string };
+}
+
+/** The trace as zip bytes. */
+export async function traceZip(recorder: Recorder, summary: TraceSummary, video: Buffer | undefined): Promise<Buffer> {
+  const { redactor } = recorder;
+  const har = toHar(recorder.network, recorder.pages, summary.browser, pkg.version, redactor);
+  const consoleRecords = recorder.console.map((c) => ({ ...c, text: redactor.text(c.text), ...(c.stack !== undefined && { stack: redactor.text(c.stack) }) }));
+  const index = {
+    version: 1,
+    session: redactor.value(summary.session),
+    steps: recorder.steps.map((step) => ({
+      ...step,
+      ...(step.params !== undefined && { params: redactor.value(step.params) }),
+      ...(step.result !== undefined && { result: redactor.text(step.result) }),
+      ...(step.error && { error: { code: step.error.code, message: redactor.text(step.error.message) } }),
+      ...(step.url !== undefined && { url: redactor.text(step.url) }),
+      ...(step.title !== undefined && { title: redactor.text(step.title) }),
+      ...(step.text !== undefined && { text: redactor.text(step.text) }),
+    })),
+    consoleCount: recorder.console.filter((c) => c.type === 'console').length,
+    pageErrorCount: recorder.console.filter((c) => c.type === 'pageerror').length,
+    requestCount: recorder.network.length,
+    ...(video && { video: 'video.webm' }),
+  };
+  const archive = new ZipWriter();
+  // The index first: a reader finds it at once.
+  archive.add('trace.json', JSON.stringify(index));
+  archive.add('network.har', JSON.stringify(har));
+  archive.add('console.json', JSON.stringify(consoleRecords));
+  for (const [name, content] of recorder.files) {
+    await yieldToOthers();
+    archive.add(name, typeof content === 'string' ? redactor.text(content) : content);
+  }
+  if (video) archive.add('video.webm', video);
+  return archive.end();
+}
+
+/** A zip built in memory: texts deflated, bytes (pictures, video: compressed already) stored. */
+class ZipWriter {
+  readonly #chunks: Uint8Array[] = [];
+  readonly #zip = new Zip((error, chunk) => {
+    if (error) throw error;
+    this.#chunks.push(chunk);
+  });
+
+  add(name: string, content: string | Buffer): void {
+    const text = typeof content === 'string';
+    const file = text ? new ZipDeflate(name, { level: 6 }) : new ZipPassThrough(name);
+    this.#zip.add(file);
+    file.push(text ? new TextEncoder().encode(content) : content, true);
+  }
+
+  end(): Buffer {
+    this.#zip.end();
+    return Buffer.concat(this.#chunks);
+  }
+}
