@@ -14,9 +14,11 @@ export const GRID_JSON = { 'content-type': 'application/json; charset=utf-8' };
 
 /**
  * A JVM that starts quickly rather than runs fast (the tests' Grids live a minute): the first
- * compiler only, a small heap, the serial collector.
+ * compiler only, a small heap, the serial collector. And, as the README's fleet says, the JDK
+ * HTTP client lets go of an idle connection after 5 s, before the gateway closes it (at 10 s):
+ * otherwise a request can go out on a connection that is closing and be lost.
  */
-const JAVA_OPTIONS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-Xmx256m'];
+const JAVA_OPTIONS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-Xmx256m', '-Djdk.httpclient.keepalive.timeout=5'];
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {

@@ -70,25 +70,25 @@ before(async () => {
   pages = await startPageServer();
   // The gateways first (their relay nodes register only with a ready gateway behind them), then
   // the Grid's three JVMs, whose start is most of this test's time.
-  const gateways = await Promise.allSettled(
-    ['a', 'b'].map(async (name) => {
+  const started: { name: string; port: number; tempDir: string; gateway: TestGateway }[] = [];
+  try {
+    for (const name of ['a', 'b']) {
       const port = await freePort();
       const tempDir = join(dir, `tmp-${name}`);
       mkdirSync(tempDir);
-      return { name, port, tempDir, gateway: await startMember(port, tempDir) };
-    }),
-  );
-  const failed = gateways.find((g) => g.status === 'rejected');
-  const started = gateways.flatMap((g) => (g.status === 'fulfilled' ? [g.value] : []));
-  if (failed) {
+      started.push({ name, port, tempDir, gateway: await startMember(port, tempDir) });
+    }
+  } catch (e) {
     await Promise.all(started.map((g) => g.gateway.stop()));
-    throw (failed as PromiseRejectedResult).reason;
+    throw e;
   }
   const [hubPort, publish, subscribe] = [await freePort(), await freePort(), await freePort()];
   hub = startGridProcess('hub', hubToml(hubPort, publish, subscribe), dir, 'hub');
   grid = new Client(`http://127.0.0.1:${hubPort}`, GRID_JSON);
+  process.stdout.write(`# hub on ${hubPort}; gateways on ${started.map((g) => `${g.name} ${g.port}`).join(', ')}\n`);
   for (const { name, port, tempDir, gateway } of started) {
     const nodePort = await freePort();
+    process.stdout.write(`# node ${name} on ${nodePort}\n`);
     const node = startGridProcess('node', relayNodeToml({ port: nodePort, hub: hubPort, publish, subscribe, gateway: gateway.url, slots: SLOTS }), dir, `node-${name}`);
     members.push({ name, port, nodePort, tempDir, gateway, node, pids: [gateway.process.pid!] });
   }
@@ -137,17 +137,24 @@ test('a fleet of two wdgates under one Grid: sessions spread over both; one upgr
   const exitedA = new Promise<number | null>((resolve) => a.gateway.process.once('exit', (code) => resolve(code)));
   const signalled = Date.now();
   a.gateway.process.kill('SIGTERM');
-  const stream: { on: string; afterDown: boolean }[] = [];
+  // When the Grid first shows a down (watched apart from the stream: a session may take seconds here).
   let downAfter: number | undefined;
+  const watching = (async () => {
+    while ((await gridNodes()).get(a.nodePort) !== 'DOWN') {
+      assert.ok(Date.now() - signalled < HEALTH_CHECK_MS + NOTICE_MS, 'the Grid did not see the gateway unready within its notice');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    downAfter = Date.now() - signalled;
+  })();
+  const stream: { on: string; afterDown: boolean }[] = [];
   while (downAfter === undefined || stream.filter((x) => x.afterDown).length < 3) {
     const afterDown = downAfter !== undefined;
     const session = await startTest(`during the upgrade ${stream.length}`);
     stream.push({ on: (await sessionsOn(b)).includes(session.id) ? 'b' : 'a', afterDown });
     await session.delete('');
-    if (downAfter === undefined && (await gridNodes()).get(a.nodePort) === 'DOWN') downAfter = Date.now() - signalled;
-    process.stdout.write(`# ${Date.now() - signalled} ms after SIGTERM: ${stream.length} sessions, the last on ${stream.at(-1)!.on}; the Grid has a ${(await gridNodes()).get(a.nodePort)}\n`);
     assert.ok(Date.now() - signalled < HEALTH_CHECK_MS + NOTICE_MS, 'the Grid did not see the gateway unready within its notice');
   }
+  await watching;
   // Out of the Grid's routing within one health check (and some slack for a loaded machine).
   assert.ok(downAfter! <= HEALTH_CHECK_MS + 3000, `the Grid saw it unready ${downAfter} ms after SIGTERM`);
   assert.deepEqual(stream.filter((x) => x.afterDown).map((x) => x.on), ['b', 'b', 'b'], 'a new session went to the draining gateway');
