@@ -32,7 +32,7 @@ function relayToml(url: string): string {
     '',
     '[relay]',
     `url = "${url}"`,
-    'status-endpoint = "/status"',
+    'status-endpoint = "/ready"',
     'configs = ["4", "{\\"browserName\\": \\"chrome\\"}"]',
     '',
   ].join('\n');
