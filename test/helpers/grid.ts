@@ -78,8 +78,12 @@ export function hubToml(port: number, publish: number, subscribe: number): strin
   ].join('\n');
 }
 
-/** A relay node of the README's fleet in front of one wdgate, registering with the hub. */
-export function relayNodeToml(options: { port: number; hub: number; publish: number; subscribe: number; gateway: string; slots: number }): string {
+/**
+ * A relay node of the README's fleet in front of one wdgate, registering with the hub. Its
+ * stereotype names the gateway (`se:gateway`): Grid merges the stereotype into each New Session it
+ * relays, so the gateway gets an `se:*` capability it has never heard of, as from any Grid.
+ */
+export function relayNodeToml(options: { port: number; hub: number; publish: number; subscribe: number; gateway: string; slots: number; name: string }): string {
   return [
     '[server]',
     'host = "127.0.0.1"',
@@ -102,7 +106,7 @@ export function relayNodeToml(options: { port: number; hub: number; publish: num
     '[relay]',
     `url = "${options.gateway}"`,
     'status-endpoint = "/ready"',
-    `configs = ["${options.slots}", "{\\"browserName\\": \\"chrome\\"}"]`,
+    `configs = ["${options.slots}", "{\\"browserName\\": \\"chrome\\", \\"se:gateway\\": \\"${options.name}\\"}"]`,
     '',
   ].join('\n');
 }

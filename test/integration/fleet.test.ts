@@ -57,9 +57,9 @@ async function sessionsOn(member: Member): Promise<string[]> {
   return (await member.gateway.client.ok('GET', '/status')).sessions.own.map((s: { id: string }) => s.id);
 }
 
-/** A session through the Grid that has loaded a page (a test's first steps). */
+/** A session through the Grid that has loaded a page (a test's first steps), named as Grid clients name them. */
 async function startTest(label: string): Promise<Session> {
-  const s = await grid.newSession({ browserName: 'chrome' });
+  const s = await grid.newSession({ browserName: 'chrome', 'se:name': label });
   await s.navigate(pages.page(`<p>${label}</p>`, label));
   assert.equal(await s.get('/title'), label);
   return s;
@@ -89,7 +89,7 @@ before(async () => {
   for (const { name, port, tempDir, gateway } of started) {
     const nodePort = await freePort();
     process.stdout.write(`# node ${name} on ${nodePort}\n`);
-    const node = startGridProcess('node', relayNodeToml({ port: nodePort, hub: hubPort, publish, subscribe, gateway: gateway.url, slots: SLOTS }), dir, `node-${name}`);
+    const node = startGridProcess('node', relayNodeToml({ port: nodePort, hub: hubPort, publish, subscribe, gateway: gateway.url, slots: SLOTS, name }), dir, `node-${name}`);
     members.push({ name, port, nodePort, tempDir, gateway, node, pids: [gateway.process.pid!] });
   }
   await eventually(
@@ -126,10 +126,19 @@ test('a fleet of two wdgates under one Grid: sessions spread over both; one upgr
   const first = await Promise.all(Array.from({ length: 2 * SLOTS }, (_, i) => startTest(`first ${i}`)));
   assert.equal((await sessionsOn(a)).length, SLOTS);
   assert.equal((await sessionsOn(b)).length, SLOTS);
+  // Grid's se:* capabilities were taken: the node's stereotype (se:gateway, merged into each
+  // request) is in every answer, and each session's history at its gateway bears its se:name.
+  const onAFirst = new Set(await sessionsOn(a));
+  for (const s of first) assert.equal(s.capabilities['se:gateway'], onAFirst.has(s.id) ? 'a' : 'b');
   // b's tests end, and half of a's: a has room the Grid may still use while it drains.
   const onA = new Set(await sessionsOn(a));
   const running = first.filter((s) => onA.has(s.id)).slice(0, SLOTS / 2);
-  await Promise.all(first.filter((s) => !running.includes(s)).map((s) => s.delete('')));
+  const ended = first.filter((s) => !running.includes(s));
+  await Promise.all(ended.map((s) => s.delete('')));
+  for (const s of ended) {
+    const at = onAFirst.has(s.id) ? a : b;
+    assert.equal((await at.gateway.client.ok('GET', `/wdgate/sessions/${s.id}`)).name, `first ${first.indexOf(s)}`);
+  }
 
   // 2. Upgrade a: SIGTERM. Short tests keep coming while the Grid has not yet seen it go unready;
   // its drain notice serves those the Grid still sends it, so none fails. Once the Grid has it
@@ -139,20 +148,21 @@ test('a fleet of two wdgates under one Grid: sessions spread over both; one upgr
   a.gateway.process.kill('SIGTERM');
   // When the Grid first shows a down (watched apart from the stream: a session may take seconds here).
   let downAfter: number | undefined;
+  let watchFailed: unknown;
   const watching = (async () => {
     while ((await gridNodes()).get(a.nodePort) !== 'DOWN') {
       assert.ok(Date.now() - signalled < HEALTH_CHECK_MS + NOTICE_MS, 'the Grid did not see the gateway unready within its notice');
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     downAfter = Date.now() - signalled;
-  })();
+  })().catch((e) => void (watchFailed = e));
   const stream: { on: string; afterDown: boolean }[] = [];
   while (downAfter === undefined || stream.filter((x) => x.afterDown).length < 3) {
+    if (watchFailed) throw watchFailed;
     const afterDown = downAfter !== undefined;
     const session = await startTest(`during the upgrade ${stream.length}`);
     stream.push({ on: (await sessionsOn(b)).includes(session.id) ? 'b' : 'a', afterDown });
     await session.delete('');
-    assert.ok(Date.now() - signalled < HEALTH_CHECK_MS + NOTICE_MS, 'the Grid did not see the gateway unready within its notice');
   }
   await watching;
   // Out of the Grid's routing within one health check (and some slack for a loaded machine).

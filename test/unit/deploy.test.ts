@@ -116,6 +116,14 @@ describe('deploy/kubernetes', () => {
     assert.match(wait, /\/health/);
   });
 
+  test("the Grid's JVMs let go of idle connections before the gateway closes them (10 s)", () => {
+    const hub = find('Deployment', 'selenium-hub').spec.template.spec.containers[0];
+    for (const command of [hub.command, node.command] as string[][]) {
+      const option = command.find((a) => a.startsWith('-Djdk.httpclient.keepalive.timeout='));
+      assert.ok(option && Number(option.split('=')[1]) < 10, command.join(' '));
+    }
+  });
+
   test('memory asked for is what the benchmark measured per session, times the sessions', () => {
     const results = readFileSync(`${ROOT}bench/results.md`, 'utf8');
     const m = /\| 10 sessions open: PSS of every process, MiB \| (\d+)/.exec(results);
