@@ -175,6 +175,11 @@ export class Gateway {
     return this.#closing || this.#shuttingDown;
   }
 
+  /** close() has begun: every session ends now, none is made, not even one admitted before. */
+  get endingEverything(): boolean {
+    return this.#closing;
+  }
+
   /**
    * Count a session (being created) against its principal's own maximum; session not created
    * past it. Returns how to give the count back (once).

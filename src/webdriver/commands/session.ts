@@ -97,11 +97,11 @@ async function createSession(
     throw error('session not created', e instanceof Error ? e.message : String(e));
   }
   const { browser } = lease;
-  // Shutting down or draining since it was asked for (it waited in the queue, or for a launch).
-  const refused = gateway.newSessionsRefused();
-  if (refused) {
+  // Admitted before a drain or SIGTERM took effect, it is served; only an end of everything
+  // since it was asked for (it waited for a launch) leaves it unmade.
+  if (gateway.endingEverything) {
     await lease.release();
-    throw error('session not created', refused);
+    throw error('session not created', 'wdgate is shutting down');
   }
   const session = new Session({
     id: randomUUID(),
@@ -218,10 +218,9 @@ async function createPassThroughSession(
     if (e instanceof UpstreamError) throw error(isErrorCode(e.code) ? e.code : 'session not created', e.message);
     throw error('session not created', e instanceof Error ? e.message : String(e));
   }
-  const refused = gateway.newSessionsRefused();
-  if (refused) {
+  if (gateway.endingEverything) {
     await upstream.end(false);
-    throw error('session not created', refused);
+    throw error('session not created', 'wdgate is shutting down');
   }
   const session = new PassThroughSession({
     id: randomUUID(),
