@@ -68,8 +68,11 @@ async function startTest(label: string): Promise<Session> {
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'wdgate-fleet-'));
   pages = await startPageServer();
-  // The gateways first (their relay nodes register only with a ready gateway behind them), then
-  // the Grid's three JVMs, whose start is most of this test's time.
+  // The hub starts meanwhile; the relay nodes once their gateways are up (a node registers only
+  // with a ready gateway behind it). The JVMs' start is most of this test's time.
+  const [hubPort, publish, subscribe] = [await freePort(), await freePort(), await freePort()];
+  hub = startGridProcess('hub', hubToml(hubPort, publish, subscribe), dir, 'hub');
+  grid = new Client(`http://127.0.0.1:${hubPort}`, GRID_JSON);
   const started: { name: string; port: number; tempDir: string; gateway: TestGateway }[] = [];
   try {
     for (const name of ['a', 'b']) {
@@ -82,9 +85,6 @@ before(async () => {
     await Promise.all(started.map((g) => g.gateway.stop()));
     throw e;
   }
-  const [hubPort, publish, subscribe] = [await freePort(), await freePort(), await freePort()];
-  hub = startGridProcess('hub', hubToml(hubPort, publish, subscribe), dir, 'hub');
-  grid = new Client(`http://127.0.0.1:${hubPort}`, GRID_JSON);
   process.stdout.write(`# hub on ${hubPort}; gateways on ${started.map((g) => `${g.name} ${g.port}`).join(', ')}\n`);
   for (const { name, port, tempDir, gateway } of started) {
     const nodePort = await freePort();
