@@ -418,10 +418,22 @@ export interface DrivenBrowser {
   dispatchTouchInput(handle: string, event: TouchInputEvent): Promise<void>;
   dispatchWheelInput(handle: string, event: WheelInputEvent): Promise<void>;
 
-  /** Base64 PNG of the viewport, or of `clip` (CSS pixels, relative to the viewport). */
-  screenshot(handle: string, clip?: Rect): Promise<string>;
+  /**
+   * Base64 PNG of the viewport, or of `clip` (CSS pixels, relative to the viewport); JPEG
+   * (quality 0-100) where `format` asks for it (traces: smaller pictures). PNG stays the default.
+   */
+  screenshot(handle: string, clip?: Rect, format?: ScreenshotFormat): Promise<string>;
   /** Every console message of any window of this context from now on (session recordings). */
   onConsoleMessage?(listener: (entry: ConsoleEntry) => void): void;
+  /**
+   * Every request of any window of this context from now on, each once it ended (completed or
+   * failed). The engine's network events are enabled only once a listener is registered:
+   * a session nobody traces pays nothing. Resolves once the engine reports them (a BiDi
+   * subscription takes a round trip): requests started after that are all seen. Never rejects.
+   */
+  onNetworkRequest?(listener: (entry: NetworkEntry) => void): Promise<void>;
+  /** Every uncaught page exception of any window of this context from now on. */
+  onPageError?(listener: (error: PageError) => void): void;
   /**
    * The engine's own screencast of the window (the dashboard's live view, recordings): frames as
    * base64 JPEG, the page as it is first, then as it changes. Resolves with how to stop it. Absent where the engine has none (the
@@ -468,6 +480,51 @@ export interface ConsoleEntry {
   /** The window (handle) it came from. */
   window?: string;
   /** When it came (ms since the epoch). */
+  timestamp: number;
+}
+
+/** A screenshot's image format: PNG, or JPEG with its quality (0-100). */
+export type ScreenshotFormat = { type: 'png' } | { type: 'jpeg'; quality: number };
+
+/** One request of a window of this context, reported once it ended (traces: the HAR). */
+export interface NetworkEntry {
+  /** The top-level window's handle, when known. */
+  window?: string;
+  method: string;
+  url: string;
+  /** Lower case: document, stylesheet, image, media, font, script, xhr, fetch, websocket, other … */
+  resourceType: string;
+  /** When it started: ms since the epoch (wall clock). */
+  startedAt: number;
+  /** From its start to the end of the response body (or the failure). */
+  durationMs: number;
+  /** 0 when no response came. */
+  status: number;
+  statusText: string;
+  /** 'HTTP/1.1', 'h2' …, or '' when unknown. */
+  httpVersion: string;
+  /** The response's, '' when unknown. */
+  mimeType: string;
+  requestHeaders: { name: string; value: string }[];
+  responseHeaders: { name: string; value: string }[];
+  /** Bytes received (headers and body), or -1. */
+  transferSize: number;
+  /** Decoded body bytes, or -1. */
+  bodySize: number;
+  /** HAR 1.2 timings (ms), -1 where unknown. */
+  timings: { blocked: number; dns: number; connect: number; ssl: number; send: number; wait: number; receive: number };
+  fromCache: boolean;
+  /** Why it failed (net::ERR_ABORTED, NS_BINDING_ABORTED …); absent when it completed. */
+  error?: string;
+  serverIPAddress?: string;
+}
+
+/** An uncaught exception or unhandled rejection of a page of this context. */
+export interface PageError {
+  message: string;
+  stack?: string;
+  window?: string;
+  /** ms since the epoch */
   timestamp: number;
 }
 
