@@ -10,7 +10,7 @@ import type { DrivenBrowser, NetworkEntry, PageError } from '../../backends/back
 import { launchDriven, type DrivenKind, type DrivenProcess } from '../helpers/driven.ts';
 
 const KINDS: DrivenKind[] = ['native', 'native-firefox', 'playwright-chromium', 'playwright-firefox'];
-/** What an engine does not report, by backend (the entry says -1, '' or false there). */
+/** What each backend's engine reports of a response beside the rest (where not: '' or absent). */
 const REPORTS = {
   native: { httpVersion: true, serverIPAddress: true },
   'native-firefox': { httpVersion: true, serverIPAddress: false },
