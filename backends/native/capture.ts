@@ -1,11 +1,11 @@
 // Capture for the native backend: screenshots, the screencast and PDF printing of one page over CDP.
 import type { Page } from 'puppeteer-core';
-import { InvalidParametersError, NoSuchWindowError, UnsupportedPrimitiveError, type PrintOptions, type Rect } from '../backend.ts';
+import { InvalidParametersError, NoSuchWindowError, UnsupportedPrimitiveError, type PrintOptions, type Rect, type ScreenshotFormat } from '../backend.ts';
 import { cdp } from './cdp.ts';
 import { isPrintRefusal } from '../shared.ts';
 
-/** The viewport, or `clip` of it (viewport coordinates), as base64 PNG. */
-export async function screenshot(page: Page, clip?: Rect): Promise<string> {
+/** The viewport, or `clip` of it (viewport coordinates), as base64 PNG (or JPEG where asked). */
+export async function screenshot(page: Page, clip?: Rect, format: ScreenshotFormat = { type: 'png' }): Promise<string> {
   const client = cdp(page);
   if (clip) {
     // CDP's clip is in document coordinates; ours is relative to the (scrolled) viewport.
@@ -13,7 +13,7 @@ export async function screenshot(page: Page, clip?: Rect): Promise<string> {
     clip = { ...clip, x: clip.x + cssLayoutViewport.pageX, y: clip.y + cssLayoutViewport.pageY };
   }
   const { data } = await client.send('Page.captureScreenshot', {
-    format: 'png',
+    ...(format.type === 'jpeg' ? { format: 'jpeg', quality: format.quality } : { format: 'png' }),
     ...(clip && { clip: { ...clip, scale: 1 } }),
     captureBeyondViewport: false,
     // The same pixels, compressed less: encoding is most of a screenshot's time.

@@ -102,7 +102,7 @@ export class Recorder {
   }
 
   /** A driven session's browser: its console, page errors, requests (and, where there is one, its screencast) from now on. */
-  watch(session: Session): void {
+  async watch(session: Session): Promise<void> {
     const { browser } = session;
     browser.onConsoleMessage?.((entry: ConsoleEntry) => {
       if (this.#ended || this.console.length >= MAX_CONSOLE) return;
@@ -112,7 +112,8 @@ export class Recorder {
       if (this.#ended || this.console.length >= MAX_CONSOLE) return;
       this.console.push({ type: 'pageerror', level: 'error', text: error.message, stack: error.stack, window: error.window, timestamp: error.timestamp });
     });
-    browser.onNetworkRequest?.((entry: NetworkEntry) => {
+    // Resolves once the engine reports requests (Firefox: a subscription's round trip).
+    await browser.onNetworkRequest?.((entry: NetworkEntry) => {
       if (!this.#ended && this.network.length < MAX_REQUESTS) this.network.push(entry);
     });
   }
