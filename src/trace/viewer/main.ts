@@ -209,9 +209,9 @@ for (const bar of document.querySelectorAll<HTMLElement>('.tabs')) {
 }
 $<HTMLInputElement>('all').onchange = () => trace && showLogs();
 
-// Up and down move between steps (anywhere but in a field).
+// Up and down move between steps (anywhere but where they move something else).
 document.addEventListener('keydown', (event) => {
-  if (!trace || (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') || (event.target as HTMLElement).closest('input, textarea, video')) return;
+  if (!trace || (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') || (event.target as HTMLElement).closest('input:not([type=checkbox]), textarea, select, video')) return;
   const at = trace.steps.findIndex((s) => s.n === selected);
   const next = trace.steps[at + (event.key === 'ArrowDown' ? 1 : -1)];
   if (next) select(next.n);

@@ -1,0 +1,204 @@
+// The trace viewer in a real browser (headless Chromium through puppeteer-core), as a person
+// uses it: `wdgate show-trace trace.zip` on a laptop, and /ui/trace on the gateway with a trace
+// file chosen. The steps are listed, an error step is marked, choosing a step shows its
+// screenshot and its DOM snapshot (the page's element found inside the sandboxed frame), the
+// console and network tabs show that step's lines, up and down move between steps.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, test } from 'node:test';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { startGateway } from '../helpers/gateway.ts';
+import { startPageServer, type PageServer } from '../helpers/pages.ts';
+import { makeFixtureTrace, type FixtureTrace } from '../helpers/trace-fixture.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/wdgate.js', import.meta.url));
+
+let browser: Browser;
+let pages: PageServer;
+let dir: string;
+let fixture: FixtureTrace;
+let traceFile: string;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'wdgate-trace-viewer-'));
+  [browser, pages] = await Promise.all([
+    puppeteer.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] }),
+    startPageServer(),
+  ]);
+  fixture = await makeFixtureTrace(browser, pages, 'checkout shows the total');
+  traceFile = join(dir, 'trace.zip');
+  writeFileSync(traceFile, fixture.zip);
+});
+
+after(async () => {
+  await browser?.close();
+  await pages?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** `wdgate show-trace ...`: the process, its output so far, and its exit. */
+function showTrace(args: string[]) {
+  const child = spawn(process.execPath, [BIN, 'show-trace', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => void (stdout += d));
+  child.stderr.on('data', (d: Buffer) => void (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', () => {
+      const m = /http:\/\/127\.0\.0\.1:\d+\/\S*/.exec(stdout);
+      if (m) resolve(m[0]);
+    });
+    void exited.then((code) => reject(new Error(`show-trace exited with ${code}: ${stderr}`)));
+  });
+  url.catch(() => {}); // awaited only by the tests that expect it to serve
+  return { child, url, exited, output: () => ({ stdout, stderr }) };
+}
+
+/** Text of the viewer's step rows and which are selected, errors, markers, events. */
+const stepRows = (page: Page) =>
+  page.$$eval('#steps li', (rows) => rows.map((li) => ({ n: Number((li as HTMLElement).dataset.n), name: li.querySelector('.name')!.firstChild!.textContent, classes: li.className, detail: li.querySelector('.detail')?.textContent ?? '' })));
+
+const selectedStep = (page: Page) => page.$eval('#steps li.selected', (li) => Number((li as HTMLElement).dataset.n));
+
+/** The DOM snapshot frame of the viewer, once it shows a document holding `selector`. */
+async function snapshotText(page: Page, selector: string): Promise<string> {
+  await page.waitForFunction(() => document.getElementById('snapshot') !== null);
+  for (;;) {
+    const frame = page.frames().find((f) => f.parentFrame() === page.mainFrame());
+    const text = await frame?.$eval(selector, (e) => e.textContent ?? '').catch(() => undefined);
+    if (text !== undefined) return text;
+    await new Promise((r) => setTimeout(r, 50)); // the srcdoc is parsed after it is set
+  }
+}
+
+/** What every way of opening the fixture trace must show. */
+async function checkFixtureTrace(page: Page): Promise<void> {
+  await page.waitForFunction((count) => document.querySelectorAll('#steps li').length === count, {}, fixture.steps.length);
+  const rows = await stepRows(page);
+  assert.deepEqual(rows.map((r) => r.name), fixture.steps.map((s) => s.name));
+  assert.equal(await page.$eval('#title', (e) => e.textContent), 'checkout shows the total');
+  assert.equal(await page.$eval('#result .badge', (e) => e.textContent), 'failed');
+  // The error step: marked, with its code and message; a failed session opens at it.
+  const failing = fixture.steps.findIndex((s) => s.error);
+  assert.match(rows[failing]!.classes, /\berror\b/);
+  assert.equal(rows[failing]!.detail, `no such element: ${fixture.steps[failing]!.error!.message}`);
+  assert.equal(rows.filter((r) => /\berror\b/.test(r.classes)).length, 1, 'only the failing step is marked');
+  assert.equal(await selectedStep(page), failing);
+  assert.match(await page.$eval('#call', (e) => e.textContent!), /no such element: no element matches the css selector "#missing"/);
+  // Markers and the client's events are not commands, and look it.
+  assert.match(rows[fixture.steps.findIndex((s) => s.kind === 'marker')]!.classes, /\bmarker\b/);
+  assert.match(rows[fixture.steps.findIndex((s) => s.kind === 'event')]!.classes, /\bevent\b/);
+
+  // The click: its screenshot (the page's viewport, 800x500) and its DOM after it.
+  const click = fixture.steps.findIndex((s) => s.name === 'elementClick');
+  await page.click(`#steps li[data-n="${click}"]`);
+  await page.waitForFunction(() => {
+    const img = document.getElementById('shot') as HTMLImageElement;
+    return !img.hidden && img.src.startsWith('blob:') && img.complete && img.naturalWidth > 0;
+  });
+  assert.deepEqual(await page.$eval('#shot', (img) => [(img as HTMLImageElement).naturalWidth, (img as HTMLImageElement).naturalHeight]), [800, 500]);
+  await page.click('[data-tab="snapshot"]');
+  assert.equal(await snapshotText(page, '#out'), 'clicked!', 'the snapshot is the DOM after the click');
+  assert.equal(await page.$eval('#snapshot', (f) => f.getAttribute('sandbox')), '', 'the snapshot frame runs no script');
+  // Its console: the page's line logged by the click, and not the one from the page's load.
+  await page.click('[data-tab="console"]');
+  const consoleText = await page.$eval('#console', (e) => e.textContent!);
+  assert.match(consoleText, new RegExp(fixture.consoleLine));
+  assert.doesNotMatch(consoleText, /page script ran/);
+  await page.click('#all');
+  await page.waitForFunction(() => /page script ran/.test(document.getElementById('console')!.textContent!));
+  await page.click('#all');
+  // Down and up move between steps.
+  await page.keyboard.press('ArrowDown');
+  assert.equal(await selectedStep(page), click + 1);
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('ArrowUp');
+  assert.equal(await selectedStep(page), click - 1);
+  // The navigation's requests: the page (200) and its missing image (404, marked failed).
+  await page.click('#steps li[data-n="0"]');
+  await page.click('[data-tab="network"]');
+  const requests = await page.$$eval('#network tbody tr', (rows) => rows.map((tr) => ({ url: tr.children[2]!.textContent, status: tr.children[3]!.textContent, failed: tr.classList.contains('failed') })));
+  assert.deepEqual(requests.find((r) => r.url === fixture.pageUrl), { url: fixture.pageUrl, status: '200', failed: false });
+  assert.ok(requests.some((r) => r.url!.endsWith('/pixel.png') && r.status === '404' && r.failed), JSON.stringify(requests));
+}
+
+test('show-trace serves the viewer with the file on 127.0.0.1; it shows the steps, pictures, DOM, console and network; Ctrl-C ends it with 0', async () => {
+  const run = showTrace([traceFile]);
+  const context = await browser.createBrowserContext();
+  try {
+    const url = await run.url;
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/\?trace=\/trace\.zip$/);
+    const page = await context.newPage();
+    await page.setViewport({ width: 1400, height: 850 });
+    const blocked: string[] = [];
+    page.on('console', (m) => void (/Content Security Policy/.test(m.text()) && blocked.push(m.text())));
+    const response = await page.goto(url);
+    assert.match(response!.headers()['content-security-policy']!, /default-src 'none'; script-src 'sha256-/);
+    await checkFixtureTrace(page);
+    // The snapshot's image is relative to the page it was taken from: not fetched from here.
+    assert.ok(blocked.some((b) => /pixel\.png/.test(b)), 'the snapshot tried no fetch, or the policy let it');
+    // Another Host name (a web page rebinding its DNS name to 127.0.0.1) is refused.
+    const status = await new Promise<number>((resolve, reject) => {
+      const { port } = new URL(url);
+      request({ host: '127.0.0.1', port, path: '/trace.zip', headers: { host: `attacker.example:${port}` } }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      })
+        .on('error', reject)
+        .end();
+    });
+    assert.equal(status, 403);
+  } finally {
+    await context.close();
+    run.child.kill('SIGINT');
+  }
+  assert.equal(await run.exited, 0, run.output().stderr);
+});
+
+test('show-trace refuses a missing file, a file that is not a zip and a zip that is not a trace: exit code 2 and why', async () => {
+  const notZip = join(dir, 'notes.txt');
+  writeFileSync(notZip, 'just some notes');
+  const otherZip = join(dir, 'other.zip');
+  const { zipSync, strToU8 } = await import('fflate');
+  writeFileSync(otherZip, zipSync({ 'readme.txt': strToU8('not a trace') }));
+  const runs = [join(dir, 'nowhere.zip'), notZip, otherZip].map((file) => showTrace([file]));
+  const codes = await Promise.all(runs.map((r) => r.exited));
+  assert.deepEqual(codes, [2, 2, 2]);
+  const errors = runs.map((r) => r.output().stderr);
+  assert.match(errors[0]!, /nowhere\.zip: no such file/);
+  assert.match(errors[1]!, /notes\.txt is not a zip file/);
+  assert.match(errors[2]!, /other\.zip is a zip file but not a wdgate trace/);
+});
+
+test('the gateway serves the viewer at /ui/trace with its policy; a trace file chosen there opens', async () => {
+  const gw = await startGateway();
+  const context = await browser.createBrowserContext();
+  try {
+    const page = await context.newPage();
+    await page.setViewport({ width: 1400, height: 850 });
+    const response = await page.goto(`${gw.url}/ui/trace`);
+    assert.equal(response!.status(), 200);
+    const headers = response!.headers();
+    assert.match(headers['content-security-policy']!, /default-src 'none'; script-src 'sha256-[^']+'; style-src 'unsafe-inline'; img-src data: blob:; media-src blob:; connect-src 'self'/);
+    assert.equal(headers['x-content-type-options'], 'nosniff');
+    assert.match(await page.$eval('#message', (e) => e.textContent!), /Choose a trace file/);
+    // A file that is not a trace: said so, nothing else changes.
+    const bad = join(dir, 'bad.zip');
+    writeFileSync(bad, 'PK but not really a zip');
+    const input = (await page.$('#open'))!;
+    await input.uploadFile(bad);
+    await page.waitForFunction(() => /cannot be read/.test(document.getElementById('message')!.textContent!));
+    assert.equal(await page.$eval('#message', (e) => e.className), 'error');
+    await input.uploadFile(traceFile);
+    await checkFixtureTrace(page);
+  } finally {
+    await context.close();
+    await gw.stop();
+  }
+});
