@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import puppeteer, { type Browser, type ElementHandle, type Page } from 'puppeteer-core';
 import { startGateway } from '../helpers/gateway.ts';
 import { startPageServer, type PageServer } from '../helpers/pages.ts';
 import { makeFixtureTrace, type FixtureTrace } from '../helpers/trace-fixture.ts';
@@ -191,7 +191,7 @@ test('the gateway serves the viewer at /ui/trace with its policy; a trace file c
     // A file that is not a trace: said so, nothing else changes.
     const bad = join(dir, 'bad.zip');
     writeFileSync(bad, 'PK but not really a zip');
-    const input = (await page.$('#open'))!;
+    const input = (await page.$('input#open')) as ElementHandle<HTMLInputElement>;
     await input.uploadFile(bad);
     await page.waitForFunction(() => /cannot be read/.test(document.getElementById('message')!.textContent!));
     assert.equal(await page.$eval('#message', (e) => e.className), 'error');
