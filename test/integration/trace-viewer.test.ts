@@ -1,6 +1,7 @@
 // The trace viewer in a real browser (headless Chromium through puppeteer-core), as a person
-// uses it: `wdgate show-trace trace.zip` on a laptop, and /ui/trace on the gateway with a trace
-// file chosen. The steps are listed, an error step is marked, choosing a step shows its
+// uses it: /ui/trace on the gateway with a session's trace recorded by that gateway, or a file
+// chosen there; `wdgate show-trace trace.zip` on a laptop, with a trace made from a real page
+// (test/helpers/trace-fixture.ts: it has every kind of step and a page's requests). The steps are listed, an error step is marked, choosing a step shows its
 // screenshot and its DOM snapshot (the page's element found inside the sandboxed frame), the
 // console and network tabs show that step's lines, up and down move between steps.
 import assert from 'node:assert/strict';
@@ -30,7 +31,7 @@ before(async () => {
     puppeteer.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] }),
     startPageServer(),
   ]);
-  fixture = await makeFixtureTrace(browser, pages, 'checkout shows the total');
+  fixture = await makeFixtureTrace(browser, pages, 'checkout shows the total (fixture)');
   traceFile = join(dir, 'trace.zip');
   writeFileSync(traceFile, fixture.zip);
 });
@@ -82,7 +83,7 @@ async function checkFixtureTrace(page: Page): Promise<void> {
   await page.waitForFunction((count) => document.querySelectorAll('#steps li').length === count, {}, fixture.steps.length);
   const rows = await stepRows(page);
   assert.deepEqual(rows.map((r) => r.name), fixture.steps.map((s) => s.name));
-  assert.equal(await page.$eval('#title', (e) => e.textContent), 'checkout shows the total');
+  assert.equal(await page.$eval('#title', (e) => e.textContent), 'checkout shows the total (fixture)');
   assert.equal(await page.$eval('#result .badge', (e) => e.textContent), 'failed');
   // The error step: marked, with its code and message; a failed session opens at it.
   const failing = fixture.steps.findIndex((s) => s.error);
@@ -176,27 +177,61 @@ test('show-trace refuses a missing file, a file that is not a zip and a zip that
   assert.match(errors[2]!, /other\.zip is a zip file but not a wdgate trace/);
 });
 
-test('the gateway serves the viewer at /ui/trace with its policy; a trace file chosen there opens', async () => {
+test("the gateway's /ui/trace opens a session's trace recorded by the gateway (steps, error, screenshot, DOM, console); a file chosen there opens too", async () => {
   const gw = await startGateway();
   const context = await browser.createBrowserContext();
   try {
+    // A real session, traced, as a test whose last check fails: a click, then a missing element.
+    const s = await gw.client.newSession({ 'se:name': 'checkout shows the total', 'wdgate:options': { trace: 'on' } });
+    await s.navigate(pages.page(`<h1>Checkout</h1><p id="total">Total: -</p><button id="compute" onclick="document.getElementById('total').textContent = 'Total: 21.50'; console.log('total computed: 21.50')">compute</button>`, 'Checkout'));
+    await s.post(`/element/${await s.find('#compute')}/click`);
+    await s.fails('POST', '/element', { using: 'css selector', value: '#pay-now' }, 'no such element');
+    await s.end();
+
     const page = await context.newPage();
     await page.setViewport({ width: 1400, height: 850 });
-    const response = await page.goto(`${gw.url}/ui/trace`);
+    const response = await page.goto(`${gw.url}/ui/trace?session=${s.id}`);
     assert.equal(response!.status(), 200);
     const headers = response!.headers();
     assert.match(headers['content-security-policy']!, /default-src 'none'; script-src 'sha256-[^']+'; style-src 'unsafe-inline'; img-src data: blob:; media-src blob:; connect-src 'self'/);
     assert.equal(headers['x-content-type-options'], 'nosniff');
-    assert.match(await page.$eval('#message', (e) => e.textContent!), /Choose a trace file/);
-    // A file that is not a trace: said so, nothing else changes.
+    await page.waitForSelector('#steps li');
+    assert.equal(await page.$eval('#title', (e) => e.textContent), 'checkout shows the total');
+    assert.equal(await page.$eval('#result .badge', (e) => e.textContent), 'failed');
+    const rows = await stepRows(page);
+    const names = rows.map((r) => r.name);
+    for (const name of ['navigateTo', 'findElement', 'elementClick']) assert.ok(names.includes(name), `${name} is not among ${names}`);
+    // The failed find: marked, with its code; the trace opens at it.
+    const failing = rows.filter((r) => /\berror\b/.test(r.classes));
+    assert.equal(failing.length, 1);
+    assert.equal(failing[0]!.name, 'findElement');
+    assert.match(failing[0]!.detail, /^no such element: /);
+    assert.equal(await selectedStep(page), failing[0]!.n);
+    // The click: the page's picture after it, its DOM with the element changed, its console line.
+    const click = rows.find((r) => r.name === 'elementClick')!;
+    await page.click(`#steps li[data-n="${click.n}"]`);
+    await page.waitForFunction(() => {
+      const img = document.getElementById('shot') as HTMLImageElement;
+      return !img.hidden && img.complete && img.naturalWidth > 0;
+    });
+    await page.click('[data-tab="snapshot"]');
+    assert.equal(await snapshotText(page, '#total'), 'Total: 21.50');
+    await page.click('[data-tab="console"]');
+    assert.match(await page.$eval('#console', (e) => e.textContent!), /total computed: 21\.50/);
+
+    // A session without a kept trace: said so.
+    await page.goto(`${gw.url}/ui/trace?session=no-such-session`);
+    await page.waitForFunction(() => document.getElementById('message')!.className === 'error');
+    assert.match(await page.$eval('#message', (e) => e.textContent!), /could not be loaded \(404\): no trace of session no-such-session/);
+    // A file that is not a trace: said so. The fixture's file: opened.
     const bad = join(dir, 'bad.zip');
     writeFileSync(bad, 'PK but not really a zip');
     const input = (await page.$('input#open')) as ElementHandle<HTMLInputElement>;
     await input.uploadFile(bad);
-    await page.waitForFunction(() => /cannot be read/.test(document.getElementById('message')!.textContent!));
-    assert.equal(await page.$eval('#message', (e) => e.className), 'error');
+    await page.waitForFunction(() => /bad\.zip: this zip file cannot be read/.test(document.getElementById('message')!.textContent!));
     await input.uploadFile(traceFile);
-    await checkFixtureTrace(page);
+    await page.waitForFunction((count) => document.querySelectorAll('#steps li').length === count && document.getElementById('message')!.hidden, {}, fixture.steps.length);
+    assert.equal(await page.$eval('#title', (e) => e.textContent), 'checkout shows the total (fixture)');
   } finally {
     await context.close();
     await gw.stop();

@@ -3,7 +3,7 @@
 // DOM snapshot in a sandboxed frame, the video at that moment), its call, and the console and
 // network of its time. Bundled with esbuild (./page.ts); everything from the trace is put in as
 // text, never as markup, except the snapshot, which only the sandboxed frame renders.
-import { duration, latest, mimeOf, readTrace, snapshotDocument, stepWindow, TraceError, videoTime, within, type Trace, type TraceStep } from './model.ts';
+import { duration, latest, mimeOf, readTrace, snapshotDocument, stepWindow, traceStart, TraceError, videoTime, within, type Trace, type TraceStep } from './model.ts';
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 const element = <K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] => {
@@ -135,7 +135,7 @@ function showPicture(step: TraceStep): void {
 }
 
 function showCall(step: TraceStep): void {
-  const start = sessionStart(trace!);
+  const start = traceStart(trace!);
   const rows: Array<[string, string | HTMLElement]> = [
     ['step', `${step.n + 1} · ${step.kind}`],
     ['name', step.name],
@@ -146,7 +146,7 @@ function showCall(step: TraceStep): void {
   if (step.error) rows.push(['error', element('span', `${step.error.code}: ${step.error.message}`, 'error')]);
   if (step.params !== undefined) rows.push(['parameters', element('pre', JSON.stringify(step.params, null, 2))]);
   if (step.result !== undefined) rows.push(['result', element('pre', typeof step.result === 'string' ? step.result : JSON.stringify(step.result, null, 2))]);
-  if (step.url) rows.push(['page', step.url]);
+  if (step.url) rows.push(['page', step.title ? `${step.url} (${step.title})` : step.url]);
   if (step.window) rows.push(['window', step.window]);
   const dl = element('dl');
   for (const [name, value] of rows) dl.append(element('dt', name), typeof value === 'string' ? element('dd', value) : wrap(value));
@@ -163,7 +163,7 @@ function wrap(child: HTMLElement): HTMLElement {
 function showLogs(): void {
   const t = trace!;
   const window = $<HTMLInputElement>('all').checked ? { from: -Infinity, to: Infinity } : stepWindow(t.steps, selected);
-  const start = sessionStart(t);
+  const start = traceStart(t);
   const offset = (time: number) => `+${((time - start) / 1000).toFixed(3)} s`;
   const messages = within(t.console, (c) => c.timestamp, window);
   $('console-count').textContent = `(${messages.length})`;
@@ -188,8 +188,6 @@ function showLogs(): void {
     }),
   );
 }
-
-const sessionStart = (t: Trace) => Date.parse(t.session.startedAt ?? '') || t.steps[0]?.startedAt || 0;
 
 const bytes = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} kB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
 
@@ -263,7 +261,9 @@ async function openFromAddress(): Promise<void> {
       .json()
       .then((j: { value?: { message?: string } }) => j.value?.message)
       .catch(() => undefined);
-    return say(`The trace could not be loaded (${reply.status}): ${message ?? reply.statusText}`, true);
+    // A gateway with tokens: the browser's login is the dashboard's cookie.
+    const login = reply.status === 401 ? ' Log in on the dashboard (/ui) first, then open this page again.' : '';
+    return say(`The trace could not be loaded (${reply.status}): ${message ?? reply.statusText}.${login}`, true);
   }
   open(new Uint8Array(await reply.arrayBuffer()), session ? `session ${session}` : path!);
 }

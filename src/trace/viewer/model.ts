@@ -35,6 +35,7 @@ export interface TraceStep {
   error?: { code: string; message: string };
   window?: string;
   url?: string;
+  title?: string;
   screenshot?: string;
   snapshot?: string;
   text?: string;
@@ -165,6 +166,15 @@ export function latest(steps: TraceStep[], n: number, field: 'screenshot' | 'sna
     if (path) return { path, from: steps[i]!.n };
   }
   return undefined;
+}
+
+/**
+ * Time zero of the console's and network's offsets: the session's start, or its first step's if
+ * earlier (New Session is a step, and it began before the session existed).
+ */
+export function traceStart(trace: Trace): number {
+  const times = [Date.parse(trace.session.startedAt ?? ''), trace.steps[0]?.startedAt ?? NaN].filter(Number.isFinite);
+  return times.length ? Math.min(...times) : 0;
 }
 
 /** Where in the video the page is as the step left it (seconds from the session's start). */
