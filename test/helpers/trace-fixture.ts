@@ -2,7 +2,13 @@
 // by puppeteer-core, not through wdgate): real JPEG screenshots, real DOM snapshots (scripts
 // removed, as the recorder does), the page's real console line and requests. For the viewer's
 // cases that a recorded session does not make (a trace from a file, an error step of a known
-// shape) and for show-trace.
+// shape) and for show-trace. Its video is a plain colour for the session's length (ffmpeg, as
+// recordings use), for the viewer's seeking.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { zipSync } from 'fflate';
 import type { Browser, HTTPResponse } from 'puppeteer-core';
 import type { PageServer } from './pages.ts';
@@ -10,7 +16,9 @@ import type { PageServer } from './pages.ts';
 export interface FixtureTrace {
   zip: Buffer;
   /** What the steps are, for the assertions. */
-  steps: Array<{ name: string; kind: string; error?: { code: string; message: string } }>;
+  steps: Array<{ name: string; kind: string; startedAt: number; durationMs: number; error?: { code: string; message: string } }>;
+  /** The session's start (ms since the epoch): the video's time zero. */
+  startedAt: number;
   /** The line the page logs when its button is clicked. */
   consoleLine: string;
   pageUrl: string;
@@ -116,17 +124,32 @@ export async function makeFixtureTrace(browser: Browser, pages: PageServer, name
       consoleCount: consoleEntries.length,
       pageErrorCount: 0,
       requestCount: har.length,
+      video: 'video.webm',
     };
+    files['video.webm'] = await plainVideo(Math.ceil((endedAt - startedAt) / 1000) + 1);
     files['trace.json'] = new TextEncoder().encode(JSON.stringify(index));
     files['console.json'] = new TextEncoder().encode(JSON.stringify(consoleEntries));
     files['network.har'] = new TextEncoder().encode(JSON.stringify({ log: { version: '1.2', creator: { name: 'wdgate test fixture', version: '1' }, pages: [], entries: har } }));
     return {
       zip: Buffer.from(zipSync(files)),
-      steps: steps.map((s) => ({ name: s.name as string, kind: s.kind as string, ...(s.error ? { error: s.error as { code: string; message: string } } : {}) })),
+      steps: steps.map((s) => ({ name: s.name as string, kind: s.kind as string, startedAt: s.startedAt as number, durationMs: s.durationMs as number, ...(s.error ? { error: s.error as { code: string; message: string } } : {}) })),
+      startedAt,
       consoleLine: 'the button was clicked',
       pageUrl,
     };
   } finally {
     await context.close();
+  }
+}
+
+/** A WebM of one colour lasting `seconds` (VP8, 4 frames a second, small). */
+async function plainVideo(seconds: number): Promise<Uint8Array> {
+  const dir = await mkdtemp(join(tmpdir(), 'wdgate-fixture-video-'));
+  try {
+    const file = join(dir, 'video.webm');
+    await promisify(execFile)('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', `color=c=0x3b2f2f:s=320x200:r=4:d=${seconds}`, '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '50k', '-f', 'webm', '-y', file]);
+    return new Uint8Array(await readFile(file));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 }

@@ -129,7 +129,7 @@ async function checkFixtureTrace(page: Page): Promise<void> {
   assert.ok(requests.some((r) => r.url!.endsWith('/pixel.png') && r.status === '404' && r.failed), JSON.stringify(requests));
 }
 
-test('show-trace serves the viewer with the file on 127.0.0.1; it shows the steps, pictures, DOM, console and network; Ctrl-C ends it with 0', async () => {
+test('show-trace serves the viewer with the file on 127.0.0.1; it shows the steps, pictures, DOM, console, network and the video at the step; Ctrl-C ends it with 0', async () => {
   const run = showTrace([traceFile]);
   const context = await browser.createBrowserContext();
   try {
@@ -142,6 +142,15 @@ test('show-trace serves the viewer with the file on 127.0.0.1; it shows the step
     const response = await page.goto(url);
     assert.match(response!.headers()['content-security-policy']!, /default-src 'none'; script-src 'sha256-/);
     await checkFixtureTrace(page);
+    // The video: at the end of the step chosen, counted from the session's start.
+    await page.click('[data-tab="video"]');
+    const click = fixture.steps.findIndex((s) => s.name === 'elementClick');
+    await page.click(`#steps li[data-n="${click}"]`);
+    const at = (fixture.steps[click]!.startedAt + fixture.steps[click]!.durationMs - fixture.startedAt) / 1000;
+    await page.waitForFunction((t) => {
+      const video = document.getElementById('video') as HTMLVideoElement;
+      return video.src.startsWith('blob:') && video.readyState > 0 && Math.abs(video.currentTime - t) < 0.01;
+    }, {}, at);
     // The snapshot's image is relative to the page it was taken from: not fetched from here.
     assert.ok(blocked.some((b) => /pixel\.png/.test(b)), 'the snapshot tried no fetch, or the policy let it');
     // Another Host name (a web page rebinding its DNS name to 127.0.0.1) is refused.
@@ -177,7 +186,7 @@ test('show-trace refuses a missing file, a file that is not a zip and a zip that
   assert.match(errors[2]!, /other\.zip is a zip file but not a wdgate trace/);
 });
 
-test("the gateway's /ui/trace opens a session's trace recorded by the gateway (steps, error, screenshot, DOM, console); a file chosen there opens too", async () => {
+test("the gateway's /ui/trace opens a session's trace recorded by the gateway (steps, error, screenshot, DOM, console); a file chosen or dropped there opens too", async () => {
   const gw = await startGateway();
   const context = await browser.createBrowserContext();
   try {
@@ -223,13 +232,19 @@ test("the gateway's /ui/trace opens a session's trace recorded by the gateway (s
     await page.goto(`${gw.url}/ui/trace?session=no-such-session`);
     await page.waitForFunction(() => document.getElementById('message')!.className === 'error');
     assert.match(await page.$eval('#message', (e) => e.textContent!), /could not be loaded \(404\): no trace of session no-such-session/);
-    // A file that is not a trace: said so. The fixture's file: opened.
+    // A file chosen that is not a trace: said so.
     const bad = join(dir, 'bad.zip');
     writeFileSync(bad, 'PK but not really a zip');
     const input = (await page.$('input#open')) as ElementHandle<HTMLInputElement>;
     await input.uploadFile(bad);
     await page.waitForFunction(() => /bad\.zip: this zip file cannot be read/.test(document.getElementById('message')!.textContent!));
-    await input.uploadFile(traceFile);
+    // The fixture's file dropped on the page: opened.
+    await page.evaluate((base64) => {
+      const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+      const data = new DataTransfer();
+      data.items.add(new File([bytes], 'trace.zip', { type: 'application/zip' }));
+      document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+    }, fixture.zip.toString('base64'));
     await page.waitForFunction((count) => document.querySelectorAll('#steps li').length === count && document.getElementById('message')!.hidden, {}, fixture.steps.length);
     assert.equal(await page.$eval('#title', (e) => e.textContent), 'checkout shows the total (fixture)');
   } finally {
