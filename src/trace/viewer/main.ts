@@ -70,8 +70,9 @@ function open(bytes: Uint8Array, source: string): void {
   $('steps').replaceChildren(...trace.steps.map(stepItem));
   if (trace.steps.length === 0) say('This trace has no steps.');
   else select(trace.steps[0]!.n);
-  // A failed session opens at its first error: that is what its reader came for.
-  const failed = trace.steps.find((s) => s.error);
+  // A failed session opens at its last failed command (the one no later command recovered
+  // from, as the result rule reads it): what its reader came for.
+  const failed = [...trace.steps].reverse().find((s) => s.error);
   if (failed && session.result === 'failed') select(failed.n);
 }
 
