@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { zipSync, strToU8 } from 'fflate';
-import { latest, readTrace, snapshotDocument, stepWindow, TraceError, videoTime, within, type TraceStep } from '../../src/trace/viewer/model.ts';
+import { latest, openingStep, readTrace, snapshotDocument, stepWindow, TraceError, videoTime, within, type TraceStep } from '../../src/trace/viewer/model.ts';
 
 const step = (n: number, startedAt: number, extra: Partial<TraceStep> = {}): TraceStep => ({ n, kind: 'command', name: `c${n}`, startedAt, durationMs: 5, ...extra });
 
@@ -76,4 +76,12 @@ test('a snapshot document carries its own policy first: no script, nothing fetch
   const doc = snapshotDocument('<!DOCTYPE html><html><head><title>x</title></head><body><img src="http://elsewhere/x.png"></body></html>');
   assert.match(doc, /^<!doctype html><meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data: blob:/);
   assert.equal(doc.match(/<!doctype/gi)?.length, 1);
+});
+
+test('a failed session opens at its last failed command (an earlier one was waited out); any other at its first step', () => {
+  const steps = [step(0, 1), step(1, 2, { error: { code: 'no such element', message: 'waiting' } }), step(2, 3), step(3, 4, { error: { code: 'timeout', message: 'gave up' } }), step(4, 5)];
+  const trace = (result: string) => readTrace(traceZip({ version: 1, session: { id: 's', result }, steps }));
+  assert.equal(openingStep(trace('failed')), 3);
+  assert.equal(openingStep(trace('passed')), 0);
+  assert.equal(openingStep(readTrace(traceZip({ version: 1, session: { id: 's' }, steps: [] }))), undefined);
 });

@@ -3,7 +3,7 @@
 // DOM snapshot in a sandboxed frame, the video at that moment), its call, and the console and
 // network of its time. Bundled with esbuild (./page.ts); everything from the trace is put in as
 // text, never as markup, except the snapshot, which only the sandboxed frame renders.
-import { duration, latest, mimeOf, readTrace, snapshotDocument, stepWindow, traceStart, TraceError, videoTime, within, type Trace, type TraceStep } from './model.ts';
+import { duration, latest, mimeOf, openingStep, readTrace, snapshotDocument, stepWindow, traceStart, TraceError, videoTime, within, type Trace, type TraceStep } from './model.ts';
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 const element = <K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] => {
@@ -68,12 +68,9 @@ function open(bytes: Uint8Array, source: string): void {
   if (trace.video) video.src = fileUrl(trace.video)!;
   else video.removeAttribute('src');
   $('steps').replaceChildren(...trace.steps.map(stepItem));
-  if (trace.steps.length === 0) say('This trace has no steps.');
-  else select(trace.steps[0]!.n);
-  // A failed session opens at its last failed command (the one no later command recovered
-  // from, as the result rule reads it): what its reader came for.
-  const failed = [...trace.steps].reverse().find((s) => s.error);
-  if (failed && session.result === 'failed') select(failed.n);
+  const first = openingStep(trace);
+  if (first === undefined) say('This trace has no steps.');
+  else select(first);
 }
 
 function stepItem(step: TraceStep): HTMLLIElement {

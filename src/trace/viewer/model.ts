@@ -169,6 +169,15 @@ export function latest(steps: TraceStep[], n: number, field: 'screenshot' | 'sna
 }
 
 /**
+ * The step a trace opens at: a failed session's last failed command (the one no later command
+ * recovered from, as the result rule reads it: what its reader came for), else the first step.
+ */
+export function openingStep(trace: Trace): number | undefined {
+  const failed = trace.session.result === 'failed' ? [...trace.steps].reverse().find((s) => s.error) : undefined;
+  return (failed ?? trace.steps[0])?.n;
+}
+
+/**
  * Time zero of the console's and network's offsets: the session's start, or its first step's if
  * earlier (New Session is a step, and it began before the session existed).
  */
