@@ -138,7 +138,7 @@ test('the queue shows a waiting New Session; ending a session from the page ends
   }
 });
 
-test('a named session: its name and its long URL cut to fit 1400 px (whole on hover); once ended it links to its History entry and trace; History lists it by name and filters by result', async () => {
+test('a named session: its name and its long URL cut to fit 1400 px (whole on hover); once ended it links to its History entry and trace; History lists it by name and filters by result, start time and name', async () => {
   const page = await dashboardAs(TOKENS.alice);
   const his = await bob.newSession({ 'se:name': 'bob private test' });
   await his.end(); // (two sessions at most here)
@@ -182,6 +182,18 @@ test('a named session: its name and its long URL cut to fit 1400 px (whole on ho
     await page.waitForFunction(() => [...document.querySelectorAll('#history .name')].some((e) => e.textContent === 'search finds coffee'));
     const passed = await listed();
     assert.ok(passed.every((r) => r.result === 'passed') && !passed.some((r) => r.name === 'checkout shows the total'), JSON.stringify(passed));
+    // Started after an hour from now: none; after an hour ago: these again.
+    const since = (offsetMs: number) =>
+      page.evaluate((ms) => {
+        const input = document.querySelector<HTMLInputElement>('#filters input[name="since"]')!;
+        const at = new Date(Date.now() + ms);
+        input.value = new Date(at.getTime() - at.getTimezoneOffset() * 60_000).toISOString().slice(0, 16); // datetime-local: local time
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+      }, offsetMs);
+    await since(3_600_000);
+    await page.waitForFunction(() => document.querySelectorAll('#history tbody tr').length === 0);
+    await since(-3_600_000);
+    await page.waitForFunction(() => [...document.querySelectorAll('#history .name')].some((e) => e.textContent === 'search finds coffee'));
     await page.type('#filters input[name="name"]', 'checkout');
     await page.waitForFunction(() => !document.getElementById('history-message')!.hidden);
     assert.equal((await listed()).length, 0);
