@@ -88,13 +88,13 @@ export class Dashboard {
         this.#gateway.sessions.all().map(async (session) => {
           if (session.kind !== 'driven' || session.currentWindow === null) return;
           const window = session.currentWindow;
-          // A page a prompt blocks, or one going away, keeps what was read last.
-          const [url, title] = await Promise.all([
-            session.browser.currentUrl(window).catch(() => undefined),
-            session.browser.callFunction({ window, frames: [] }, '() => document.title', []).catch(() => undefined),
-          ]);
+          // Both from the same document, in one call (read apart, a navigation between the two
+          // paired the new title with the old URL). A page a prompt blocks, or one going away,
+          // keeps what was read last.
+          const read = (await session.browser.callFunction({ window, frames: [] }, '() => [document.URL, document.title]', []).catch(() => undefined)) as [unknown, unknown] | undefined;
           const last = this.#pages.get(session);
-          this.#pages.set(session, { url: url ?? last?.url ?? '', title: typeof title === 'string' ? title : (last?.title ?? '') });
+          const [url, title] = Array.isArray(read) ? read : [];
+          this.#pages.set(session, { url: typeof url === 'string' ? url : (last?.url ?? ''), title: typeof title === 'string' ? title : (last?.title ?? '') });
         }),
       );
     } finally {
