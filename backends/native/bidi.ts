@@ -5,8 +5,7 @@
 // BiDi session has its browser to itself (LaunchSpec.ownBrowser). It checks each command's
 // parameters with the protocol parser chromedriver's copy uses (the mapper alone checks none),
 // so a malformed command is `invalid argument`, as chromedriver answers it.
-import * as BidiMapper from 'chromium-bidi/out/Default/gen/src/bidiMapper/BidiMapper.js';
-import { BidiParser } from 'chromium-bidi/out/Default/gen/src/bidiTab/BidiParser.js';
+import { EventEmitter } from 'chromium-bidi/out/Default/gen/src/utils/EventEmitter.js';
 import type { Browser, CDPSession } from 'puppeteer-core';
 import { attachToBrowser } from './cdp.ts';
 import type { BidiEndpoint, BidiOptions } from '../backend.ts';
@@ -31,7 +30,9 @@ export async function openMapper(browser: Browser, options: BidiOptions): Promis
     },
   };
   const transport = new Transport();
-  const server = await BidiMapper.BidiServer.createAndStart(transport as never, cdpConnection as never, browserClient as never, '', new BidiParser());
+  // Loaded with the first BiDi session (the mapper and its parser are most of chromium-bidi).
+  const [{ BidiServer }, { BidiParser }] = await Promise.all([import('chromium-bidi/out/Default/gen/src/bidiMapper/BidiMapper.js'), import('chromium-bidi/out/Default/gen/src/bidiTab/BidiParser.js')]);
+  const server = await BidiServer.createAndStart(transport as never, cdpConnection as never, browserClient as never, '', new BidiParser());
   let closed = false;
   const close = async () => {
     if (closed) return;
@@ -103,7 +104,7 @@ class Transport {
 }
 
 /** A puppeteer CDP session as the mapper's CdpClient. */
-class CdpClientAdapter extends BidiMapper.EventEmitter<Record<string, unknown>> {
+class CdpClientAdapter extends EventEmitter<Record<string, unknown>> {
   readonly sessionId: string | undefined;
   readonly #session: CDPSession;
   readonly #browserClient: CdpClientAdapter;
