@@ -56,6 +56,7 @@ export class FirefoxBidiEndpoint implements BidiEndpoint {
     this.#scope = new ClientScope(channel, primary);
     channel.onEvent((message) => {
       if (message.method === 'browsingContext.contextCreated') this.#created.add(String((message.params as Params).context));
+      if (message.method === 'browsingContext.contextDestroyed') this.#created.delete(String((message.params as Params).context));
       const told = this.#scope.event(message);
       if (this.#held) this.#held.push(told);
       else this.#listener(told);
