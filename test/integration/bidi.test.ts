@@ -246,9 +246,12 @@ describe('webSocketUrl sessions', () => {
   });
 
   test("parameters are checked as the engine's own driver checks them: the same answers as chromedriver (on Firefox: Firefox's own BiDi), side by side", async () => {
-    const { s, socket } = await bidiSession();
-    const reference = await referenceBidi(FIREFOX ? 'firefox' : 'chromium');
+    // The engine's own driver starts while the gateway's session is made.
+    const [started, made] = await Promise.allSettled([referenceBidi(FIREFOX ? 'firefox' : 'chromium'), bidiSession()]);
     try {
+      if (started.status === 'rejected') throw started.reason;
+      if (made.status === 'rejected') throw made.reason;
+      const [reference, { s, socket }] = [started.value, made.value];
       // Malformed parameters (the session's own handling, the engine's, and what the gateway
       // rewrites to scope a session), and the `default` user context, which every driver knows.
       const cases: [string, (context: string) => Record<string, unknown>, ((result: any) => unknown)?][] = [
@@ -295,15 +298,18 @@ describe('webSocketUrl sessions', () => {
         }
         return told;
       };
-      const theirs = await answers(reference.socket, reference.context);
-      assert.deepEqual(await answers(socket, await s.get('/window')), theirs);
+      const context = await s.get('/window');
+      const [theirs, ours] = await Promise.all([answers(reference.socket, reference.context), answers(socket, context)]);
+      assert.deepEqual(ours, theirs);
       assert.ok(theirs.filter((t) => / success /.test(t)).length <= 3, theirs.join('\n'));
-      const evaluated = await socket.call('script.evaluate', { expression: '6 * 7', target: { context: await s.get('/window') }, awaitPromise: false });
+      const evaluated = await socket.call('script.evaluate', { expression: '6 * 7', target: { context }, awaitPromise: false });
       assert.deepEqual(evaluated.result, { type: 'number', value: 42 });
     } finally {
-      socket.close();
-      await s.end();
-      await reference.close();
+      if (made.status === 'fulfilled') {
+        made.value.socket.close();
+        await made.value.s.end();
+      }
+      if (started.status === 'fulfilled') await started.value.close();
     }
   });
 
