@@ -418,16 +418,20 @@ export interface DrivenBrowser {
   dispatchTouchInput(handle: string, event: TouchInputEvent): Promise<void>;
   dispatchWheelInput(handle: string, event: WheelInputEvent): Promise<void>;
 
-  /** Base64 PNG of the viewport, or of `clip` (CSS pixels, relative to the viewport); JPEG where asked. */
-  screenshot(handle: string, clip?: Rect, format?: { type: 'png' } | { type: 'jpeg'; quality: number }): Promise<string>;
+  /**
+   * Base64 PNG of the viewport, or of `clip` (CSS pixels, relative to the viewport); JPEG
+   * (quality 0-100) where `format` asks for it (traces: smaller pictures). PNG stays the default.
+   */
+  screenshot(handle: string, clip?: Rect, format?: ScreenshotFormat): Promise<string>;
   /** Every console message of any window of this context from now on (session recordings). */
   onConsoleMessage?(listener: (entry: ConsoleEntry) => void): void;
   /**
    * Every request of any window of this context from now on, each once it ended (completed or
    * failed). The engine's network events are enabled only once a listener is registered:
-   * a session nobody traces pays nothing.
+   * a session nobody traces pays nothing. Resolves once the engine reports them (a BiDi
+   * subscription takes a round trip): requests started after that are all seen. Never rejects.
    */
-  onNetworkRequest?(listener: (entry: NetworkEntry) => void): void;
+  onNetworkRequest?(listener: (entry: NetworkEntry) => void): Promise<void>;
   /** Every uncaught page exception of any window of this context from now on. */
   onPageError?(listener: (error: PageError) => void): void;
   /**
@@ -479,6 +483,9 @@ export interface ConsoleEntry {
   timestamp: number;
 }
 
+/** A screenshot's image format: PNG, or JPEG with its quality (0-100). */
+export type ScreenshotFormat = { type: 'png' } | { type: 'jpeg'; quality: number };
+
 /** One request of a window of this context, reported once it ended (traces: the HAR). */
 export interface NetworkEntry {
   /** The top-level window's handle, when known. */
@@ -487,9 +494,9 @@ export interface NetworkEntry {
   url: string;
   /** Lower case: document, stylesheet, image, media, font, script, xhr, fetch, websocket, other … */
   resourceType: string;
-  /** ms since the epoch (wall clock) when it started. */
+  /** When it started: ms since the epoch (wall clock). */
   startedAt: number;
-  /** Start to the end of the response body (or the failure). */
+  /** From its start to the end of the response body (or the failure). */
   durationMs: number;
   /** 0 when no response came. */
   status: number;
@@ -500,9 +507,9 @@ export interface NetworkEntry {
   mimeType: string;
   requestHeaders: { name: string; value: string }[];
   responseHeaders: { name: string; value: string }[];
-  /** Bytes received (headers and body) or -1. */
+  /** Bytes received (headers and body), or -1. */
   transferSize: number;
-  /** Decoded body bytes or -1. */
+  /** Decoded body bytes, or -1. */
   bodySize: number;
   /** HAR 1.2 timings (ms), -1 where unknown. */
   timings: { blocked: number; dns: number; connect: number; ssl: number; send: number; wait: number; receive: number };
@@ -517,7 +524,7 @@ export interface PageError {
   message: string;
   stack?: string;
   window?: string;
-  /** ms since the epoch. */
+  /** ms since the epoch */
   timestamp: number;
 }
 

@@ -1,12 +1,12 @@
 // Command line → config → start. Nothing else lives here.
 import { parseArgs } from 'node:util';
-import { ConfigError, readConfigFile, resolveConfig, type Config } from './config.ts';
-import { installShutdown, startGateway } from './app.ts';
+import type { Config } from './config.ts';
 import pkg from '../package.json' with { type: 'json' };
 
 const HELP = `wdgate ${pkg.version}: a W3C WebDriver server and gateway
 
 Usage: wdgate [options]
+       wdgate show-trace <trace.zip> [--port <n>]   open a trace in the viewer, offline
 
   --port <n>                        port to listen on (default 8000; 0 picks a free one)
   --listen-address <addr>           address to listen on (default 0.0.0.0; peers that are not
@@ -131,10 +131,19 @@ function readConfig(values: ParsedOptions): Config {
 const askedForSourceMaps = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].includes('--enable-source-maps');
 if (!askedForSourceMaps) process.setSourceMapsEnabled(false);
 
+// A subcommand: the trace viewer for one file, served on loopback (src/trace/show.ts).
+if (process.argv[2] === 'show-trace') {
+  const { showTrace } = await import('./trace/show.ts');
+  process.exit(await showTrace(process.argv.slice(3)));
+}
+// Loaded here, not above: show-trace needs none of the gateway's modules (the config's reach the backends).
+const { ConfigError, readConfigFile, resolveConfig } = await import('./config.ts');
+
 const config = configFromArgs(process.argv.slice(2));
 try {
   // SIGHUP reads the config file (and the token file it names) again; the command line stays.
   const values = parseArgs({ args: process.argv.slice(2), options: OPTIONS, strict: true, allowPositionals: false }).values;
+  const { installShutdown, startGateway } = await import('./app.ts');
   installShutdown(await startGateway(config), config, () => readConfig(values));
 } catch (e) {
   // A setting that cannot be used (token file, certificate) is a usage error too: exit code 2.

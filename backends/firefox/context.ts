@@ -17,10 +17,13 @@ import {
   type CookieData,
   type DrivenBrowser,
   type KeyInputEvent,
+  type NetworkEntry,
+  type PageError,
   type PageLoadStrategy,
   type PointerInputEvent,
   type PrintOptions,
   type Rect,
+  type ScreenshotFormat,
   type TouchInputEvent,
   type UserPrompt,
   type WheelInputEvent,
@@ -36,7 +39,8 @@ import { FirefoxBidiEndpoint } from './endpoint.ts';
 import { BidiError, type BidiHub, type BidiMessage, type Channel, type TreeNode } from './hub.ts';
 import { keyActions, MouseSource, pointerActions, touchActions, wheelActions } from './input.ts';
 import { Loading } from './loading.ts';
-import { exceptionText, FirefoxScripts } from './script.ts';
+import { FirefoxNetwork, NETWORK_EVENTS, type NetworkEvent } from './network.ts';
+import { exceptionText, FirefoxScripts, stackTraceText } from './script.ts';
 import { jsonValue, localValue } from './values.ts';
 
 const WAIT = { none: 'none', eager: 'interactive', normal: 'complete' } as const;
@@ -74,6 +78,10 @@ export class FirefoxContext implements DrivenBrowser {
   readonly #cookies: FirefoxCookies;
   readonly #downloads: FirefoxDownloads;
   readonly #consoleListeners: ((entry: ConsoleEntry) => void)[] = [];
+  readonly #pageErrorListeners: ((error: PageError) => void)[] = [];
+  readonly #network: FirefoxNetwork;
+  /** The network events' subscription, made for the first listener. */
+  #networkSubscribed: Promise<void> | undefined;
   #closed = false;
 
   private constructor(hub: BidiHub, channel: Channel, userContext: string, version: string, first: string) {
@@ -85,6 +93,7 @@ export class FirefoxContext implements DrivenBrowser {
     this.#scripts = new FirefoxScripts(hub, channel, (e) => this.#classify(e));
     this.#cookies = new FirefoxCookies(channel, (handle) => this.currentUrl(handle));
     this.#downloads = new FirefoxDownloads(channel, userContext);
+    this.#network = new FirefoxNetwork((context) => hub.topLevel(context));
     this.#window(first);
     channel.onEvent((message) => this.#event(message));
   }
@@ -127,7 +136,8 @@ export class FirefoxContext implements DrivenBrowser {
     const params = raw as Record<string, unknown>;
     const context = params.context as string;
     if (method === 'script.realmDestroyed') return this.#scripts.forget(String(params.realm));
-    if (method === 'log.entryAdded') return this.#console(params);
+    if (method === 'log.entryAdded') return this.#logEntry(params);
+    if (typeof method === 'string' && method.startsWith('network.')) return this.#network.event(method, params as unknown as NetworkEvent);
     if (method === 'browsingContext.contextCreated') {
       if (params.parent === null) this.#window(context);
       return;
@@ -179,16 +189,38 @@ export class FirefoxContext implements DrivenBrowser {
     }
   }
 
-  /** A console message (BiDi log.entryAdded of type console) to the listeners. */
-  #console(params: Record<string, unknown>): void {
-    if (params.type !== 'console') return;
+  /**
+   * A log entry (BiDi log.entryAdded) to the listeners: of type console a console message, of
+   * type javascript an uncaught exception or unhandled rejection of the page (BiDi §7.6.3.1).
+   */
+  #logEntry(params: Record<string, unknown>): void {
     const source = params.source as { context?: string } | undefined;
-    const entry: ConsoleEntry = { level: String(params.method ?? params.level), text: String(params.text ?? ''), ...(source?.context && { window: this.#hub.topLevel(source.context) }), timestamp: Number(params.timestamp) || Date.now() };
-    for (const listener of this.#consoleListeners) listener(entry);
+    const window = source?.context ? { window: this.#hub.topLevel(source.context) } : {};
+    const timestamp = Number(params.timestamp) || Date.now();
+    if (params.type === 'console') {
+      const entry: ConsoleEntry = { level: String(params.method ?? params.level), text: String(params.text ?? ''), ...window, timestamp };
+      for (const listener of this.#consoleListeners) listener(entry);
+    } else if (params.type === 'javascript') {
+      const stack = stackTraceText(params.stackTrace);
+      const error: PageError = { message: String(params.text ?? ''), ...(stack && { stack }), ...window, timestamp };
+      for (const listener of this.#pageErrorListeners) listener(error);
+    }
   }
 
   onConsoleMessage(listener: (entry: ConsoleEntry) => void): void {
     this.#consoleListeners.push(listener);
+  }
+
+  onPageError(listener: (error: PageError) => void): void {
+    this.#pageErrorListeners.push(listener);
+  }
+
+  /** The session's requests: Firefox's network events are subscribed to with the first listener. */
+  async onNetworkRequest(listener: (entry: NetworkEntry) => void): Promise<void> {
+    this.#network.listen(listener);
+    // Scoped to the session's user context (the channel's): other sessions' requests never come.
+    this.#networkSubscribed ??= this.#closed ? Promise.resolve() : this.#channel.subscribe(NETWORK_EVENTS).then(() => {}, () => {});
+    await this.#networkSubscribed;
   }
 
   #promptOpened(window: Window, params: Record<string, unknown>): void {
@@ -508,10 +540,12 @@ export class FirefoxContext implements DrivenBrowser {
 
   // ── Capture, print, accessibility ────────────────────────────────────────────────────────
 
-  async screenshot(handle: string, clip?: Rect): Promise<string> {
+  async screenshot(handle: string, clip?: Rect, format?: ScreenshotFormat): Promise<string> {
     const window = this.#open(handle);
+    // BiDi's ImageFormat: a MIME type, and a JPEG's quality from 0 to 1.
+    const imageFormat = format?.type === 'jpeg' ? { format: { type: 'image/jpeg', quality: format.quality / 100 } } : {};
     const { data } = await this.#unblocked(window, () =>
-      this.#call<{ data: string }>('browsingContext.captureScreenshot', { context: handle, origin: 'viewport', ...(clip && { clip: { type: 'box', ...clip } }) }),
+      this.#call<{ data: string }>('browsingContext.captureScreenshot', { context: handle, origin: 'viewport', ...imageFormat, ...(clip && { clip: { type: 'box', ...clip } }) }),
     );
     return data;
   }

@@ -1,23 +1,15 @@
 // A client's BiDi socket on a Firefox session, over its own channel of the process's one session
-// (./hub.ts). The client sees and touches only its session's user contexts: commands naming
-// another context are refused as the spec refuses unknown ones, commands that would reach the
-// whole browser are scoped to the session's user contexts, and replies that list contexts,
-// realms or user contexts are filtered. What it subscribed to, added and intercepted goes when
-// it goes; the Firefox session stays for the next client.
+// (./hub.ts). The client is answered as a Firefox of its own would answer it: its session's user
+// context is its `default` (named so in commands, reported so in results and events), another
+// session's contexts and user contexts do not exist for it, commands that would reach the whole
+// browser are scoped to the session (./scope.ts), its subscriptions are its own (with console
+// messages kept for it until it subscribes, as Firefox keeps them), and an error keeps Firefox's
+// code and message. What it subscribed to, added and intercepted goes when it goes; the Firefox
+// session stays for the next client.
 import type { BidiEndpoint } from '../backend.ts';
-import { answerWithId, type BidiMessage, type Channel } from './hub.ts';
-
-type Params = Record<string, unknown>;
-
-/** A refusal answered without asking Firefox. */
-class Refused extends Error {
-  constructor(
-    readonly error: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+import { answerWithId, BidiError, type BidiMessage, type Channel, type TreeNode } from './hub.ts';
+import { ClientScope, given, ids, type Params } from './scope.ts';
+import { eventNames, InvalidArgument, knownEventName } from './subscriptions.ts';
 
 /** What a client may add to the session, and how it is removed when the client goes. */
 const OWN_CLEANUP: Record<string, (channel: Channel, id: string) => Promise<unknown>> = {
@@ -26,6 +18,14 @@ const OWN_CLEANUP: Record<string, (channel: Channel, id: string) => Promise<unkn
   'network.addDataCollector': (channel, collector) => channel.send('network.removeDataCollector', { collector }),
 };
 
+/**
+ * Console messages kept for a client not subscribed yet: 1000 a document (as Firefox's
+ * ConsoleAPIStorage keeps them per window), and at most 8 MiB of them a session (the gateway's
+ * memory serves every session), the oldest going first.
+ */
+const UNSENT_PER_DOCUMENT = 1000;
+const UNSENT_CHARS = 8 * 1024 * 1024;
+
 /** A table's entry for a method a client named (never one of Object's own members). */
 function entry<T>(table: Record<string, T>, method: string): T | undefined {
   return Object.hasOwn(table, method) ? table[method] : undefined;
@@ -33,16 +33,35 @@ function entry<T>(table: Record<string, T>, method: string): T | undefined {
 
 export class FirefoxBidiEndpoint implements BidiEndpoint {
   readonly #channel: Channel;
-  /** The user context the session was opened with (where its windows are created by default). */
-  readonly #primary: string;
+  readonly #scope: ClientScope;
   #listener: (message: BidiMessage) => void = () => {};
   /** What the client added to the shared session (preload scripts, intercepts): removed at close. */
   readonly #added: (() => Promise<unknown>)[] = [];
+  /**
+   * Console messages its pages logged that the client was not sent (it had not subscribed), by
+   * the realm of their document: a Firefox of its own keeps them and sends them once the client
+   * subscribes (each message once; the gateway's own subscription already took them from Firefox).
+   */
+  readonly #unsent = new Map<string, { message: BidiMessage; size: number }[]>();
+  /** Their size, as Firefox wrote them. */
+  #unsentChars = 0;
+  /** Contexts the client was told were created (by the event, or when it subscribed to it). */
+  readonly #created = new Set<string>();
+  /** Events that came while subscriptions were made: sent after what those subscriptions are first told. */
+  #held: BidiMessage[] | undefined;
+  #subscribing = 0;
 
   constructor(channel: Channel, primary: string) {
     this.#channel = channel;
-    this.#primary = primary;
-    channel.onEvent((message) => this.#listener(message));
+    this.#scope = new ClientScope(channel, primary);
+    channel.onEvent((message) => {
+      if (message.method === 'browsingContext.contextCreated') this.#created.add(String((message.params as Params).context));
+      if (message.method === 'browsingContext.contextDestroyed') this.#created.delete(String((message.params as Params).context));
+      const told = this.#scope.event(message);
+      if (this.#held) this.#held.push(told);
+      else this.#listener(told);
+    });
+    channel.onUnwanted((message, size) => this.#keep(message, size));
   }
 
   onMessage(listener: (message: BidiMessage) => void): void {
@@ -55,167 +74,153 @@ export class FirefoxBidiEndpoint implements BidiEndpoint {
 
   async #run({ method, params }: { id: number; method: string; params: Params }): Promise<BidiMessage> {
     try {
-      const scoped = this.#scope(method, params);
-      if (method === 'session.subscribe') return { type: 'success', result: await this.#subscribe(scoped) };
-      if (method === 'session.unsubscribe') return await this.#unsubscribe(scoped);
-      // An answer that is neither filtered nor tracked here goes on as Firefox wrote it.
-      const passThrough = !entry(OWN_CLEANUP, method) && !entry(this.#trackers, method) && !entry(this.#filters, method);
+      if (method === 'session.subscribe') return { type: 'success', result: await this.#subscribe(params) };
+      if (method === 'session.unsubscribe') return { type: 'success', result: await this.#unsubscribe(params) };
+      const scoped = this.#scope.command(method, params);
+      // An answer that is neither reported otherwise nor tracked here goes on as Firefox wrote it.
+      const passThrough = !entry(OWN_CLEANUP, method) && !entry(this.#trackers, method) && !this.#scope.reports(method);
       const answer = await this.#channel.send(method, scoped, passThrough);
       if (answer.type !== 'success' || passThrough) return answer;
       const result = (answer.result ?? {}) as Params;
-      this.#track(method, result, params);
-      return { type: 'success', result: entry(this.#filters, method)?.(result) ?? result };
+      await this.#track(method, result, params);
+      return { type: 'success', result: this.#scope.result(method, result, params) };
     } catch (e) {
-      if (e instanceof Refused) return { type: 'error', error: e.error, message: e.message };
+      if (e instanceof BidiError || e instanceof InvalidArgument) return { type: 'error', error: e.error, message: e.message };
       return { type: 'error', error: 'unknown error', message: (e as Error).message };
     }
   }
 
-  #ownContext(context: unknown, what = 'context'): void {
-    if (typeof context !== 'string') return; // the engine answers malformed parameters itself
-    const userContext = this.#channel.hub.userContextOf(context);
-    if (userContext === undefined || !this.#channel.userContexts.has(userContext)) throw new Refused('no such frame', `${what} ${context} not found`);
-  }
-
-  #ownUserContext(userContext: unknown): void {
-    if (typeof userContext === 'string' && !this.#channel.userContexts.has(userContext)) throw new Refused('no such user context', `user context ${userContext} not found`);
-  }
-
-  /** The command as Firefox gets it: checked against the session's contexts, and scoped to them. */
-  #scope(method: string, params: Params): Params {
-    this.#ownContext(params.context);
-    this.#ownContext(params.referenceContext, 'reference context');
-    this.#ownContext(params.root, 'root context');
-    const target = params.target as Params | undefined;
-    if (target) {
-      this.#ownContext(target.context);
-      if (typeof target.realm === 'string') this.#ownContext(this.#channel.hub.contextOfRealm(target.realm) ?? `realm ${target.realm}`, 'realm of');
-    }
-    if (Array.isArray(params.contexts)) for (const context of params.contexts) this.#ownContext(context);
-    if (Array.isArray(params.userContexts)) for (const userContext of params.userContexts) this.#ownUserContext(userContext);
-    this.#ownUserContext(params.userContext);
-    const partition = params.partition as Params | undefined;
-    if (partition) {
-      this.#ownContext(partition.context);
-      this.#ownUserContext(partition.userContext);
-    }
-    const mine = [...this.#channel.userContexts];
-    switch (method) {
-      case 'browsingContext.create':
-        return params.userContext === undefined ? { ...params, userContext: this.#primary } : params;
-      case 'browser.removeUserContext':
-        if (params.userContext === this.#primary) throw new Refused('invalid argument', "the session's own user context is removed with the session");
-        return params;
-      case 'storage.getCookies':
-      case 'storage.setCookie':
-      case 'storage.deleteCookies':
-        return partition?.context !== undefined || partition?.userContext !== undefined ? params : { ...params, partition: { ...partition, type: 'storageKey', userContext: this.#primary } };
-      case 'network.addIntercept':
-        // An intercept of the whole browser would hold every session's requests: this session's windows.
-        return params.contexts !== undefined ? params : { ...params, contexts: this.#topLevelContexts() };
-      case 'script.addPreloadScript':
-      case 'browser.setDownloadBehavior':
-      case 'emulation.setGeolocationOverride':
-      case 'emulation.setLocaleOverride':
-      case 'emulation.setTimezoneOverride':
-      case 'emulation.setScreenOrientationOverride':
-      case 'emulation.setUserAgentOverride':
-      case 'emulation.setNetworkConditions':
-      case 'browsingContext.setViewport':
-      case 'network.setCacheBehavior':
-      case 'network.setExtraHeaders':
-        return params.contexts !== undefined || params.userContexts !== undefined || params.context !== undefined ? params : { ...params, userContexts: mine };
-    }
-    return params;
-  }
-
-  #topLevelContexts(): string[] {
-    return [...this.#channel.userContexts].flatMap((userContext) => this.#channel.hub.topLevelContexts(userContext));
-  }
-
+  /**
+   * session.subscribe, checked as Firefox checks it (before anything is scoped), then for this
+   * session only; console messages its pages logged before reach it first, as Firefox sends them.
+   */
   async #subscribe(params: Params): Promise<Params> {
-    if (!Array.isArray(params.events) || !params.events.every((e) => typeof e === 'string')) throw new Refused('invalid argument', 'events must be a list of event names');
-    if (params.contexts !== undefined && params.userContexts !== undefined) throw new Refused('invalid argument', 'contexts and userContexts cannot be given together');
-    const contexts = Array.isArray(params.contexts) ? (params.contexts as string[]) : undefined;
-    if (Array.isArray(params.userContexts)) {
-      // Scoped further than the session: a channel-wide subscription still filters by user context.
-      const subscription = await this.#channel.call<{ subscription: string }>('session.subscribe', params);
-      this.#channel.subscriptions.set(subscription.subscription, { id: subscription.subscription, events: params.events as string[] });
-      return subscription;
+    const events = ids(params.events, 'events');
+    const contexts = given(params.contexts) ? ids(params.contexts, 'contexts') : undefined;
+    const userContexts = given(params.userContexts) ? ids(params.userContexts, 'userContexts') : undefined;
+    if (contexts && userContexts) throw new InvalidArgument('Providing both "userContexts" and "contexts" arguments is not supported');
+    for (const context of contexts ?? []) this.#scope.ownContext(context);
+    const scope = { contexts, userContexts: userContexts?.map((u) => this.#scope.userContext(u)) };
+    this.#subscribing++;
+    this.#held ??= [];
+    try {
+      const subscription = await this.#channel.subscribe(events, scope);
+      if (eventNames(events, (name) => !knownEventName(name)).has('browsingContext.contextCreated')) await this.#announceContexts();
+      this.#sendUnsent();
+      return { subscription };
+    } finally {
+      if (--this.#subscribing === 0) {
+        const held = this.#held;
+        this.#held = undefined;
+        for (const message of held ?? []) this.#listener(message);
+      }
     }
-    return { subscription: await this.#channel.subscribe(params.events as string[], contexts) };
   }
 
-  async #unsubscribe(params: Params): Promise<BidiMessage> {
-    if (Array.isArray(params.subscriptions)) {
-      const ids = params.subscriptions as string[];
-      const foreign = ids.find((id) => !this.#channel.subscriptions.has(id));
-      if (foreign !== undefined) throw new Refused('invalid argument', `no such subscription: ${foreign}`);
-      const answer = await this.#channel.send('session.unsubscribe', { subscriptions: ids });
-      if (answer.type === 'success') for (const id of ids) this.#channel.subscriptions.delete(id);
-      return answer;
+  /**
+   * A subscription to browsingContext.contextCreated is first told of the contexts that exist,
+   * each once (Firefox sends a client of its own a contextCreated for each when it subscribes;
+   * the gateway's own subscription means Firefox sends none here).
+   */
+  async #announceContexts(): Promise<void> {
+    const hub = this.#channel.hub;
+    const wanted = (context: string) => this.#channel.subscriptions.wants('browsingContext.contextCreated', hub.topLevel(context), hub.userContextOf(context));
+    for (const context of this.#created) if (hub.userContextOf(context) === undefined) this.#created.delete(context);
+    const { contexts } = await this.#channel.call<{ contexts: TreeNode[] }>('browsingContext.getTree', {});
+    const announce = (nodes: TreeNode[] | null | undefined, parent: string | null) => {
+      for (const { children, ...info } of nodes ?? []) {
+        if (this.#channel.userContexts.has(info.userContext!) && !this.#created.has(info.context) && wanted(info.context)) {
+          this.#created.add(info.context);
+          const params = { context: info.context, children: null, originalOpener: info.originalOpener ?? null, url: info.url, userContext: info.userContext, clientWindow: info.clientWindow, parent };
+          this.#listener(this.#scope.event({ type: 'event', method: 'browsingContext.contextCreated', params }));
+        }
+        announce(children, info.context);
+      }
+    };
+    announce(contexts, null);
+  }
+
+  /** session.unsubscribe: by the ids this client was given, or (the older form) by event names. */
+  async #unsubscribe(params: Params): Promise<Params> {
+    const { subscriptions } = this.#channel;
+    if (given(params.subscriptions)) {
+      const list = ids(params.subscriptions, 'subscriptions');
+      const unknown = subscriptions.unknown(list);
+      if (unknown.length) throw new InvalidArgument(`Failed to unsubscribe from subscriptions with ids: ${list.join(', ')} (unknown ids: ${unknown.join(', ')})`);
+      subscriptions.removeById(list);
+    } else {
+      const names = ids(params.events ?? null, 'events');
+      const contexts = given(params.contexts) ? ids(params.contexts, 'contexts') : [];
+      for (const context of contexts) this.#scope.ownContext(context);
+      const events = eventNames(names, (name) => subscriptions.names(name));
+      subscriptions.removeByAttributes(events, new Set(contexts.map((c) => this.#channel.hub.topLevel(c))));
     }
-    if (!Array.isArray(params.events)) throw new Refused('invalid argument', 'subscriptions must be a list of subscription ids');
-    // By event names (the older form): those events leave every subscription of the client that
-    // has them; the rest of such a subscription stays (subscribed again without them).
-    const names = params.events as string[];
-    const named = (event: string) => names.some((name) => event === name || event.startsWith(`${name}.`));
-    const touched = [...this.#channel.subscriptions.values()].filter((s) => s.events.some(named));
-    if (touched.length === 0) throw new Refused('invalid argument', `not subscribed to ${names.join(', ')}`);
-    const answer = await this.#channel.send('session.unsubscribe', { subscriptions: touched.map((s) => s.id) });
-    if (answer.type !== 'success') return answer;
-    for (const subscription of touched) {
-      this.#channel.subscriptions.delete(subscription.id);
-      const rest = subscription.events.filter((event) => !named(event));
-      if (rest.length) await this.#channel.subscribe(rest, subscription.contexts);
+    await this.#channel.settle();
+    return {};
+  }
+
+  /** A console message of this session's pages the client did not subscribe to: kept with its document. */
+  #keep(message: BidiMessage, size: number): void {
+    if (message.method !== 'log.entryAdded') return;
+    const realm = ((message.params as Params | undefined)?.source as Params | undefined)?.realm;
+    const hub = this.#channel.hub;
+    // A document's messages go with it (as Firefox's go with its window).
+    for (const gone of this.#unsent.keys()) if (hub.contextOfRealm(gone) === undefined) this.#forget(gone);
+    if (typeof realm !== 'string' || hub.contextOfRealm(realm) === undefined) return;
+    const kept = this.#unsent.get(realm) ?? [];
+    this.#unsent.set(realm, kept);
+    kept.push({ message, size });
+    this.#unsentChars += size;
+    if (kept.length > UNSENT_PER_DOCUMENT) this.#unsentChars -= kept.shift()!.size;
+    // Over the budget: the oldest documents' oldest messages go.
+    for (const [document, messages] of this.#unsent) {
+      while (this.#unsentChars > UNSENT_CHARS && messages.length) this.#unsentChars -= messages.shift()!.size;
+      if (!messages.length) this.#unsent.delete(document);
+      if (this.#unsentChars <= UNSENT_CHARS) break;
     }
-    return answer;
+  }
+
+  #forget(realm: string): void {
+    for (const { size } of this.#unsent.get(realm) ?? []) this.#unsentChars -= size;
+    this.#unsent.delete(realm);
+  }
+
+  /** Kept console messages the client's subscriptions now cover: sent, in the order they came. */
+  #sendUnsent(): void {
+    const hub = this.#channel.hub;
+    for (const [realm, kept] of this.#unsent) {
+      const context = hub.contextOfRealm(realm);
+      if (context !== undefined && !this.#channel.subscriptions.wants('log.entryAdded', hub.topLevel(context), hub.userContextOf(context))) continue;
+      this.#forget(realm);
+      if (context !== undefined) for (const { message } of kept) this.#listener(message);
+    }
   }
 
   /** Remember what the client added, to remove it when it goes. */
-  #track(method: string, result: Params, params: Params): void {
+  async #track(method: string, result: Params, params: Params): Promise<void> {
     const cleanup = entry(OWN_CLEANUP, method);
     const id = Object.values(result).find((v) => typeof v === 'string');
     if (cleanup && typeof id === 'string') this.#added.push(() => cleanup(this.#channel, id));
-    entry(this.#trackers, method)?.(result, params);
+    await entry(this.#trackers, method)?.(result, params);
   }
 
   /** Answers read here: user contexts the client made are its own. */
-  readonly #trackers: Record<string, (result: Params, params: Params) => void> = {
-    'browser.createUserContext': (result) => {
+  readonly #trackers: Record<string, (result: Params, params: Params) => Promise<void> | void> = {
+    'browser.createUserContext': async (result) => {
       if (typeof result.userContext !== 'string') return;
       const userContext = result.userContext;
-      this.#channel.userContexts.add(userContext);
       this.#added.push(() => this.#channel.send('browser.removeUserContext', { userContext }));
+      // Its subscriptions for every context cover the new user context before the client hears of it.
+      await this.#channel.gainUserContext(userContext);
     },
-    'browser.removeUserContext': (_result, params) => void this.#channel.userContexts.delete(params.userContext as string),
-  };
-
-  /** Replies that list what the whole browser has: only this session's part. */
-  readonly #filters: Record<string, (result: Params) => Params> = {
-    'browsingContext.getTree': (result) => ({
-      ...result,
-      contexts: ((result.contexts ?? []) as { userContext?: string }[]).filter((c) => c.userContext === undefined || this.#channel.userContexts.has(c.userContext)),
-    }),
-    'browser.getUserContexts': (result) => ({
-      ...result,
-      userContexts: ((result.userContexts ?? []) as { userContext: string }[]).filter((u) => this.#channel.userContexts.has(u.userContext)),
-    }),
-    'script.getRealms': (result) => ({
-      ...result,
-      realms: ((result.realms ?? []) as { context?: string }[]).filter((r) => {
-        const userContext = r.context === undefined ? undefined : this.#channel.hub.userContextOf(r.context);
-        return userContext !== undefined && this.#channel.userContexts.has(userContext);
-      }),
-    }),
-    'browser.getClientWindows': (result) => {
-      const windows = new Set(this.#topLevelContexts().map((c) => this.#channel.hub.clientWindowOf(c)));
-      return { ...result, clientWindows: ((result.clientWindows ?? []) as { clientWindow: string }[]).filter((w) => windows.has(w.clientWindow)) };
-    },
+    'browser.removeUserContext': (_result, params) => void this.#channel.userContexts.delete(this.#scope.userContext(params.userContext) as string),
   };
 
   /** The client went: what it left in the shared session goes; its windows stay with the session. */
   async close(): Promise<void> {
+    this.#unsent.clear();
+    this.#unsentChars = 0;
+    this.#created.clear();
     await Promise.all(this.#added.splice(0).map((undo) => undo().catch(() => {})));
     await this.#channel.close();
   }

@@ -2,13 +2,14 @@
 // session.end stays open and refuses every new one. The hub owns that one session for the whole
 // life of the process and multiplexes it: each gateway session gets channels (its classic
 // commands' own, and its client's BiDi socket) scoped to its user contexts. Command ids are
-// remapped into one space, and events go only to the channel whose subscription covers them, for
-// its own contexts (./endpoint.ts decides what a client may touch).
+// remapped into one space, and events go only to the channel whose subscriptions (./subscriptions.ts)
+// cover them, for its own contexts (./scope.ts decides what a client may touch).
 import type { Socket } from 'node:net';
 import WebSocket from 'ws';
 import { SERIALIZED } from '../backend.ts';
 import { withinBound } from '../shared.ts';
 import { ACK_AFTER_MESSAGE_MS, FrameBoundaries } from './frames.ts';
+import { eventNames, knownEventName, Subscriptions } from './subscriptions.ts';
 
 export type BidiMessage = Record<string, unknown>;
 
@@ -38,22 +39,24 @@ export class BidiError extends Error {
   }
 }
 
-/** What a channel's events are: the session's user contexts, and the events it follows. */
-interface Subscription {
-  id: string;
-  events: string[];
-  /** Top-level contexts the subscription was for; undefined: every context of the channel's user contexts. */
-  contexts?: string[];
-}
-
 /** `passThrough`: a large success answer may come back unparsed (SERIALIZED, see #receive and answerWithId). */
 type Pending = { channel: Channel; reply: (message: BidiMessage) => void; passThrough: boolean };
+
+/** What a subscription is for: top-level `contexts`, or `userContexts` (the channel's); neither: all the channel's. */
+export interface SubscriptionScope {
+  contexts?: string[];
+  userContexts?: string[];
+}
 
 export class Channel {
   /** The user contexts this channel may see and touch. */
   readonly userContexts: Set<string>;
-  readonly subscriptions = new Map<string, Subscription>();
+  /** What it subscribed to: the events it gets (./subscriptions.ts). */
+  readonly subscriptions = new Subscriptions();
+  /** Firefox's subscriptions (of the channel's user contexts) that bring each of ours its events. */
+  readonly #upstream = new Map<string, string[]>();
   #listener: (message: BidiMessage) => void = () => {};
+  #unwanted: (message: BidiMessage, size: number) => void = () => {};
   closed = false;
 
   constructor(
@@ -83,33 +86,60 @@ export class Channel {
     this.#listener = listener;
   }
 
-  deliver(message: BidiMessage): void {
-    if (!this.closed) this.#listener(message);
+  /** Events of its user contexts that it did not subscribe to (and their size as Firefox wrote them). */
+  onUnwanted(listener: (message: BidiMessage, size: number) => void): void {
+    this.#unwanted = listener;
   }
 
-  /** Subscribe upstream to `events` for this channel (its user contexts, or `contexts`). */
-  async subscribe(events: string[], contexts?: string[]): Promise<string> {
-    const params = contexts ? { events, contexts } : { events, userContexts: [...this.userContexts] };
+  /** An event of one of the channel's user contexts (in a top-level context, if any). */
+  offer(message: BidiMessage, method: string, top: string | undefined, userContext: string, size: number): void {
+    if (this.closed) return;
+    if (this.subscriptions.wants(method, top, userContext)) this.#listener(message);
+    else this.#unwanted(message, size);
+  }
+
+  /**
+   * Subscribe to the events `names` stand for (Firefox checks the names), as scoped; its id.
+   * Upstream an unscoped subscription is for the channel's user contexts, never the browser's.
+   */
+  async subscribe(names: string[], scope: SubscriptionScope = {}): Promise<string> {
+    const { contexts, userContexts } = scope;
+    const params = contexts ? { events: names, contexts } : { events: names, userContexts: userContexts ?? [...this.userContexts] };
     const { subscription } = await this.call<{ subscription: string }>('session.subscribe', params);
-    this.subscriptions.set(subscription, { id: subscription, events, ...(contexts && { contexts: contexts.map((c) => this.hub.topLevel(c)) }) });
+    this.subscriptions.add({
+      id: subscription,
+      // Names Firefox accepted that the table does not know (a newer Firefox) stand for themselves.
+      events: eventNames(names, (name) => !knownEventName(name)),
+      contexts: new Set(contexts?.map((c) => this.hub.topLevel(c))),
+      userContexts: new Set(userContexts),
+    });
+    this.#upstream.set(subscription, [subscription]);
     return subscription;
   }
 
-  /** Whether an event (by name, in a top-level context of this channel) is one it subscribed to. */
-  wants(method: string, top: string | undefined): boolean {
-    for (const subscription of this.subscriptions.values()) {
-      if (!subscription.events.some((name) => name === method || method.startsWith(`${name}.`))) continue;
-      if (!subscription.contexts || (top !== undefined && subscription.contexts.includes(top))) return true;
+  /** A user context the channel gains (its client made it): its global subscriptions cover it too. */
+  async gainUserContext(userContext: string): Promise<void> {
+    this.userContexts.add(userContext);
+    for (const { id, events } of this.subscriptions.global()) {
+      const { subscription } = await this.call<{ subscription: string }>('session.subscribe', { events: [...events], userContexts: [userContext] });
+      this.#upstream.get(id)?.push(subscription);
     }
-    return false;
+  }
+
+  /** Firefox's subscriptions for ours that have no events left end (after an unsubscribe). */
+  async settle(): Promise<void> {
+    const live = this.subscriptions.live();
+    const ended = [...this.#upstream].filter(([id]) => !live.has(id));
+    for (const [id] of ended) this.#upstream.delete(id);
+    const subscriptions = ended.flatMap(([, upstream]) => upstream);
+    if (subscriptions.length) await this.call('session.unsubscribe', { subscriptions });
   }
 
   /** Undo what this channel left in the shared session: its subscriptions. Never throws. */
   async close(): Promise<void> {
     if (this.closed) return;
-    const subscriptions = [...this.subscriptions.keys()];
     this.subscriptions.clear();
-    if (subscriptions.length) await this.send('session.unsubscribe', { subscriptions }).catch(() => {});
+    await this.settle().catch(() => {});
     this.closed = true;
     this.hub.forget(this);
   }
@@ -309,14 +339,15 @@ export class BidiHub {
       return;
     }
     this.#acknowledge(message.type === 'event');
-    if (message.type === 'event') return this.#event(message);
+    if (message.type === 'event') return this.#event(message, text.length);
     const pending = typeof message.id === 'number' ? this.#pending.get(message.id) : undefined;
     if (!pending) return;
     this.#pending.delete(message.id as number);
     pending.reply(message);
   }
 
-  #event(message: BidiMessage): void {
+  /** An event, `size` characters as Firefox wrote it. */
+  #event(message: BidiMessage, size: number): void {
     const method = String(message.method);
     const params = (message.params ?? {}) as Record<string, unknown>;
     if (method === 'browsingContext.contextCreated') this.#learnTree([params as unknown as TreeNode], (params.parent as string | null) ?? null);
@@ -328,9 +359,7 @@ export class BidiHub {
     const userContext = context === undefined ? undefined : (this.#contexts.get(context)?.userContext ?? (params.userContext as string | undefined));
     const top = context === undefined ? undefined : this.topLevel(context);
     if (userContext !== undefined) {
-      for (const channel of this.#channels) {
-        if (channel.userContexts.has(userContext) && channel.wants(method, top)) channel.deliver(message);
-      }
+      for (const channel of this.#channels) if (channel.userContexts.has(userContext)) channel.offer(message, method, top, userContext, size);
     }
     // Forgotten after delivery: a destroyed context's event still names its user context.
     if (method === 'browsingContext.contextDestroyed') this.#forgetTree(params as unknown as TreeNode);
@@ -372,6 +401,7 @@ export interface TreeNode {
   url?: string;
   children?: TreeNode[] | null;
   clientWindow?: string;
+  originalOpener?: string | null;
 }
 
 /** The browsing context an event is about: its `context`, its source's, or its realm's. */

@@ -167,3 +167,11 @@ export class FirefoxScripts {
 export function exceptionText(reply: ScriptResult): string {
   return String(reply.exceptionDetails?.text ?? 'the script threw').split('\n')[0]!;
 }
+
+/** A BiDi script.StackTrace as a stack's text, one frame a line (as Firefox's Error.stack writes them). */
+export function stackTraceText(trace: unknown): string | undefined {
+  const frames = (trace as { callFrames?: { functionName?: string; url?: string; lineNumber?: number; columnNumber?: number }[] } | undefined)?.callFrames;
+  if (!frames?.length) return undefined;
+  // BiDi's line and column numbers are 0-based; a stack's are 1-based.
+  return frames.map((f) => `${f.functionName ?? ''}@${f.url ?? ''}:${(f.lineNumber ?? 0) + 1}:${(f.columnNumber ?? 0) + 1}`).join('\n');
+}

@@ -2,8 +2,10 @@
 // session of its own on the session's browser (Target.attachToBrowserTarget), beside puppeteer's
 // connection on the same pipe. chromedriver injects the same mapper into a tab instead; here no
 // tab is spent and each message crosses the pipe once. The mapper sees the whole browser, so a
-// BiDi session has its browser to itself (LaunchSpec.ownBrowser).
-import * as BidiMapper from 'chromium-bidi/lib/cjs/bidiMapper/BidiMapper.js';
+// BiDi session has its browser to itself (LaunchSpec.ownBrowser). It checks each command's
+// parameters with the protocol parser chromedriver's copy uses (the mapper alone checks none),
+// so a malformed command is `invalid argument`, as chromedriver answers it.
+import { EventEmitter } from 'chromium-bidi/out/Default/gen/src/utils/EventEmitter.js';
 import type { Browser, CDPSession } from 'puppeteer-core';
 import { attachToBrowser } from './cdp.ts';
 import type { BidiEndpoint, BidiOptions } from '../backend.ts';
@@ -28,7 +30,9 @@ export async function openMapper(browser: Browser, options: BidiOptions): Promis
     },
   };
   const transport = new Transport();
-  const server = await BidiMapper.BidiServer.createAndStart(transport as never, cdpConnection as never, browserClient as never, '');
+  // Loaded with the first BiDi session (the mapper and its parser are most of chromium-bidi).
+  const [{ BidiServer }, { BidiParser }] = await Promise.all([import('chromium-bidi/out/Default/gen/src/bidiMapper/BidiMapper.js'), import('chromium-bidi/out/Default/gen/src/bidiTab/BidiParser.js')]);
+  const server = await BidiServer.createAndStart(transport as never, cdpConnection as never, browserClient as never, '', new BidiParser());
   let closed = false;
   const close = async () => {
     if (closed) return;
@@ -100,7 +104,7 @@ class Transport {
 }
 
 /** A puppeteer CDP session as the mapper's CdpClient. */
-class CdpClientAdapter extends BidiMapper.EventEmitter<Record<string, unknown>> {
+class CdpClientAdapter extends EventEmitter<Record<string, unknown>> {
   readonly sessionId: string | undefined;
   readonly #session: CDPSession;
   readonly #browserClient: CdpClientAdapter;
@@ -125,6 +129,10 @@ class CdpClientAdapter extends BidiMapper.EventEmitter<Record<string, unknown>> 
       return await this.#session.send(method as never, params as never);
     } catch (e) {
       if (this.#closed) return undefined;
+      // The mapper reads CDP's own error (its message decides some answers, e.g. "Failed to
+      // find browser context" is `no such user context`); puppeteer prefixes "Protocol error (…):".
+      const { code, originalMessage } = e as { code?: number; originalMessage?: string };
+      if (originalMessage) throw Object.assign(new Error(originalMessage), { code });
       throw e;
     }
   }

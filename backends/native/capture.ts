@@ -1,11 +1,11 @@
 // Capture for the native backend: screenshots, the screencast and PDF printing of one page over CDP.
 import type { Page } from 'puppeteer-core';
-import { InvalidParametersError, NoSuchWindowError, UnsupportedPrimitiveError, type PrintOptions, type Rect } from '../backend.ts';
+import { InvalidParametersError, NoSuchWindowError, UnsupportedPrimitiveError, type PrintOptions, type Rect, type ScreenshotFormat } from '../backend.ts';
 import { cdp } from './cdp.ts';
 import { isPrintRefusal } from '../shared.ts';
 
-/** The viewport, or `clip` of it (viewport coordinates), as base64 PNG. */
-export async function screenshot(page: Page, clip?: Rect): Promise<string> {
+/** The viewport, or `clip` of it (viewport coordinates), as base64 PNG (or JPEG where asked). */
+export async function screenshot(page: Page, clip?: Rect, format: ScreenshotFormat = { type: 'png' }): Promise<string> {
   const client = cdp(page);
   if (clip) {
     // CDP's clip is in document coordinates; ours is relative to the (scrolled) viewport.
@@ -13,7 +13,7 @@ export async function screenshot(page: Page, clip?: Rect): Promise<string> {
     clip = { ...clip, x: clip.x + cssLayoutViewport.pageX, y: clip.y + cssLayoutViewport.pageY };
   }
   const { data } = await client.send('Page.captureScreenshot', {
-    format: 'png',
+    ...(format.type === 'jpeg' ? { format: 'jpeg', quality: format.quality } : { format: 'png' }),
     ...(clip && { clip: { ...clip, scale: 1 } }),
     captureBeyondViewport: false,
     // The same pixels, compressed less: encoding is most of a screenshot's time.
@@ -28,7 +28,10 @@ export async function screenshot(page: Page, clip?: Rect): Promise<string> {
  * Resolves with the stop.
  */
 export async function screencast(page: Page, onFrame: (jpeg: string, timestamp?: number) => void): Promise<() => Promise<void>> {
-  const client = cdp(page);
+  // A CDP session of its own: a screencast belongs to the session that started it, so the live
+  // view, a recording and a trace of one page each get their frames, and one stopping leaves
+  // the others running.
+  const client = await page.createCDPSession();
   // metadata.timestamp: when the frame was drawn (seconds since the epoch), which may be well
   // before it arrives here (traces pick the frame a page showed at a given moment).
   const frame = ({ data, sessionId, metadata }: { data: string; sessionId: number; metadata?: { timestamp?: number } }) => {
@@ -36,14 +39,20 @@ export async function screencast(page: Page, onFrame: (jpeg: string, timestamp?:
     void client.send('Page.screencastFrameAck', { sessionId }).catch(() => {});
   };
   client.on('Page.screencastFrame', frame);
-  await client.send('Page.startScreencast', { format: 'jpeg', quality: 60, maxWidth: 960, maxHeight: 720 });
-  // Chromium sends a frame when the page draws one: a still page gets its picture now.
-  const drawn = Date.now();
-  const { data } = await client.send('Page.captureScreenshot', { format: 'jpeg', quality: 60, optimizeForSpeed: true });
-  onFrame(data, drawn);
+  try {
+    await client.send('Page.startScreencast', { format: 'jpeg', quality: 60, maxWidth: 960, maxHeight: 720 });
+    // Chromium sends a frame when the page draws one: a still page gets its picture now.
+    const drawn = Date.now();
+    const { data } = await client.send('Page.captureScreenshot', { format: 'jpeg', quality: 60, optimizeForSpeed: true });
+    onFrame(data, drawn);
+  } catch (e) {
+    await client.detach().catch(() => {});
+    throw e;
+  }
   return async () => {
     client.off('Page.screencastFrame', frame);
     await client.send('Page.stopScreencast').catch(() => {});
+    await client.detach().catch(() => {});
   };
 }
 

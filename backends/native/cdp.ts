@@ -16,6 +16,26 @@ export function frameClient(frame: Frame): CDPSession {
   return (frame as unknown as { client: CDPSession }).client;
 }
 
+/** The target a CDP session is attached to, once puppeteer has made it (undefined before). */
+export function sessionTarget(session: CDPSession): Target | undefined {
+  try {
+    return (session as unknown as { target(): Target }).target();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The session a CDP session was attached under (a frame's: its page's; a page's: its tab's), if any. */
+export function parentSessionOf(session: CDPSession): CDPSession | undefined {
+  const parent = (session as unknown as { parentSession(): CDPSession | undefined }).parentSession();
+  return parent === session ? undefined : parent;
+}
+
+/** The browser's CDP connection (every session's, the browser's own included). */
+export function connectionOf(browser: Browser): Connection {
+  return (browser as unknown as { _connection: Connection })._connection;
+}
+
 /** The W3C window handle of a page target: its CDP target id, as chromedriver uses. */
 export function handleOf(target: Target): string {
   return (target as unknown as { _targetId: string })._targetId;
@@ -32,7 +52,7 @@ export function mainWorldContextId(frame: Frame): number | undefined {
  * (the BiDi mapper's and a client's `se:cdp` bridge): it and the connection it belongs to.
  */
 export async function attachToBrowser(browser: Browser): Promise<{ connection: Connection; session: CDPSession }> {
-  const connection = (browser as unknown as { _connection: Connection })._connection;
+  const connection = connectionOf(browser);
   const { sessionId } = (await connection.send('Target.attachToBrowserTarget')) as { sessionId: string };
   const session = connection.session(sessionId);
   if (!session) throw new Error('the browser target could not be attached');

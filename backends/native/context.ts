@@ -15,6 +15,9 @@ import {
   type ConsoleEntry,
   type CallOptions,
   type CookieData,
+  type NetworkEntry,
+  type PageError,
+  type ScreenshotFormat,
   type BidiEndpoint,
   type CdpEndpoint,
   type BidiOptions,
@@ -42,6 +45,7 @@ import { waitForLoad, watchLoading, type LoadState } from './load.ts';
 import { Libraries } from './library.ts';
 import { PromptGuard } from '../prompt-guard.ts';
 import { followDialogs } from './prompts.ts';
+import { ContextEvents } from './events.ts';
 
 type PuppeteerWaitUntil = 'load' | 'domcontentloaded';
 
@@ -93,6 +97,8 @@ export class NativeContext implements DrivenBrowser {
   readonly #pages = new Map<string, Page>();
   readonly #tracking = new Map<string, Promise<Page | undefined>>();
   readonly #consoleListeners: ((entry: ConsoleEntry) => void)[] = [];
+  /** Requests and page errors, for a trace (read only once somebody listens). */
+  readonly #events: ContextEvents;
   /** A mapper started with the context (prepareBidi), until a session takes it. */
   #preparedBidi: { options: BidiOptions; mapper: Promise<BidiEndpoint> } | undefined;
   /** Windows minimized by Minimize Window (headless windows change state only through us). */
@@ -113,6 +119,7 @@ export class NativeContext implements DrivenBrowser {
     this.browserVersion = version;
     this.initialWindow = initialWindow;
     this.#timeZone = timeZone;
+    this.#events = new ContextEvents(context, () => this.#pages.values());
   }
 
   /**
@@ -185,6 +192,7 @@ export class NativeContext implements DrivenBrowser {
     if (this.#closed) return;
     this.#closed = true;
     for (const unlisten of this.#unlisten.splice(0)) unlisten();
+    this.#events.close();
     // Every window of the context goes with it (beforeunload is not run, as chromedriver does).
     if (this.#browser.connected) {
       if (this.#adopted) await Promise.all([...this.#pages.values()].map((page) => whileConnected(this.#browser, page.close()).catch(() => {})));
@@ -492,16 +500,24 @@ export class NativeContext implements DrivenBrowser {
 
   // ── Capture, print and accessibility (capture.ts) ────────────────────────────────────────
 
-  async screenshot(handle: string, clip?: Rect): Promise<string> {
+  async screenshot(handle: string, clip?: Rect, format?: ScreenshotFormat): Promise<string> {
     const page = await this.#page(handle);
     // A minimized window draws nothing, and a capture waits for a drawing (forever, after a
     // navigation): it is shown again first, as a user would before taking its picture.
     if (this.#minimized.delete(handle)) await this.#browser.setWindowBounds(await this.#windowId(handle), { windowState: 'normal' });
-    return capture.screenshot(page, clip);
+    return capture.screenshot(page, clip, format);
   }
 
   onConsoleMessage(listener: (entry: ConsoleEntry) => void): void {
     this.#consoleListeners.push(listener);
+  }
+
+  async onNetworkRequest(listener: (entry: NetworkEntry) => void): Promise<void> {
+    this.#events.onNetworkRequest(listener);
+  }
+
+  onPageError(listener: (error: PageError) => void): void {
+    this.#events.onPageError(listener);
   }
 
   async screencast(handle: string, onFrame: (jpeg: string, timestamp?: number) => void): Promise<() => Promise<void>> {

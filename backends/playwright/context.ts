@@ -18,10 +18,13 @@ import {
   type CookieData,
   type DrivenBrowser,
   type KeyInputEvent,
+  type NetworkEntry,
+  type PageError,
   type PageLoadStrategy,
   type PointerInputEvent,
   type PrintOptions,
   type Rect,
+  type ScreenshotFormat,
   type TouchInputEvent,
   type UserPrompt,
   type WheelInputEvent,
@@ -34,6 +37,7 @@ import { saveDownload } from './downloads.ts';
 import { FIREFOX_GAPS, GAPS } from './gaps.ts';
 import { PlaywrightInput } from './input.ts';
 import { followMainFrameLoading } from './loading.ts';
+import { PlaywrightNetwork } from './network.ts';
 import { PendingNavigations } from './pending.ts';
 
 export type Engine = 'chromium' | 'firefox';
@@ -65,6 +69,8 @@ export class PlaywrightContext implements DrivenBrowser {
   readonly #input: PlaywrightInput;
   readonly #pendingNavigations = new PendingNavigations();
   readonly #consoleListeners: ((entry: ConsoleEntry) => void)[] = [];
+  readonly #pageErrorListeners: ((error: PageError) => void)[] = [];
+  readonly #network: PlaywrightNetwork;
   #nextId = 0;
   #closed = false;
   #downloads: string | undefined;
@@ -73,6 +79,7 @@ export class PlaywrightContext implements DrivenBrowser {
     this.#context = context;
     this.#engine = engine;
     this.#input = new PlaywrightInput(context, engine, (page, work) => this.#unblocked(page, work));
+    this.#network = new PlaywrightNetwork(context, (page) => this.#states.get(page)?.handle);
     this.browserName = engine === 'firefox' ? 'firefox' : 'chrome';
     this.browserVersion = version;
     this.initialWindow = this.#track(first);
@@ -100,6 +107,12 @@ export class PlaywrightContext implements DrivenBrowser {
     page.on('console', (message) => {
       for (const listener of this.#consoleListeners) listener({ level: message.type(), text: message.text(), window: handle, timestamp: Date.now() });
     });
+    page.on('pageerror', (error) => {
+      if (!this.#pageErrorListeners.length) return;
+      // As the engine's own log writes it: "Error: boom".
+      const pageError: PageError = { message: error.name ? `${error.name}: ${error.message}` : error.message, ...(error.stack && { stack: error.stack }), window: handle, timestamp: Date.now() };
+      for (const listener of this.#pageErrorListeners) listener(pageError);
+    });
     page.on('download', (download) => {
       if (this.#downloads) void saveDownload(download, this.#downloads);
     });
@@ -124,6 +137,14 @@ export class PlaywrightContext implements DrivenBrowser {
 
   onConsoleMessage(listener: (entry: ConsoleEntry) => void): void {
     this.#consoleListeners.push(listener);
+  }
+
+  async onNetworkRequest(listener: (entry: NetworkEntry) => void): Promise<void> {
+    if (!this.#closed) this.#network.listen(listener);
+  }
+
+  onPageError(listener: (error: PageError) => void): void {
+    this.#pageErrorListeners.push(listener);
   }
 
   async saveDownloadsTo(directory: string): Promise<void> {
@@ -179,6 +200,7 @@ export class PlaywrightContext implements DrivenBrowser {
     if (this.#closed) return;
     this.#closed = true;
     for (const unlisten of this.#unlisten.splice(0)) unlisten();
+    this.#network.close();
     await this.#context.close().catch(() => {});
   }
 
@@ -473,10 +495,11 @@ export class PlaywrightContext implements DrivenBrowser {
 
   // ── Capture, print, accessibility ────────────────────────────────────────────────────────
 
-  async screenshot(handle: string, clip?: Rect): Promise<string> {
+  async screenshot(handle: string, clip?: Rect, format?: ScreenshotFormat): Promise<string> {
     const page = this.#page(handle);
-    const png = await this.#unblocked(page, () => page.screenshot({ type: 'png', ...(clip && { clip }), animations: 'allow', caret: 'initial', scale: 'css' }));
-    return png.toString('base64');
+    const type = format?.type === 'jpeg' ? { type: 'jpeg' as const, quality: format.quality } : { type: 'png' as const };
+    const image = await this.#unblocked(page, () => page.screenshot({ ...type, ...(clip && { clip }), animations: 'allow', caret: 'initial', scale: 'css' }));
+    return image.toString('base64');
   }
 
   async printToPdf(handle: string, options: PrintOptions): Promise<string> {

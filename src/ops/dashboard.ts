@@ -1,6 +1,7 @@
 // What the dashboard (/ui) shows, for one principal: the pool per key, the queue (per principal), and each
-// session it may see (its own; an admin's: all) with who, what browser, age, idleness, current
-// URL and title and its last commands; and a live view of one session's page. Everything is
+// session it may see (its own; an admin's: all) with its name, who, what browser, age, idleness,
+// current URL and title and its last commands; and a live view of one session's page. (Its
+// History view reads ended sessions from GET /wdgate/sessions, src/trace/.) Everything is
 // pushed over the dashboard's WebSocket (src/server/ui.ts); nothing here runs unless someone
 // watches.
 import type { Principal } from '../server/auth.ts';
@@ -18,6 +19,8 @@ export function describeSession(session: AnySession, now = Date.now()) {
   const driven = session.kind === 'driven';
   return {
     id: session.id,
+    // se:name or wdgate:options.name, and what a client reported since (src/trace/).
+    ...(session.history?.labels.name !== undefined && { name: session.history.labels.name }),
     principal: session.owner,
     backend: driven ? String((session.capabilities['wdgate:options'] as { backend?: string } | undefined)?.backend ?? 'native') : 'remote',
     ...(session.kind === 'pass-through' && { upstream: session.upstreamName }),
@@ -77,6 +80,7 @@ export class Dashboard {
           title: page?.title ?? '',
           commands: session.kind === 'driven' ? session.recentCommands.slice(-5).reverse() : [],
           liveView: session.kind === 'driven',
+          trace: session.history?.mode ?? 'off',
         };
       }),
     };
@@ -91,13 +95,13 @@ export class Dashboard {
         this.#gateway.sessions.all().map(async (session) => {
           if (session.kind !== 'driven' || session.currentWindow === null) return;
           const window = session.currentWindow;
-          // A page a prompt blocks, or one going away, keeps what was read last.
-          const [url, title] = await Promise.all([
-            session.browser.currentUrl(window).catch(() => undefined),
-            session.browser.callFunction({ window, frames: [] }, '() => document.title', []).catch(() => undefined),
-          ]);
+          // Both from the same document, in one call (read apart, a navigation between the two
+          // paired the new title with the old URL). A page a prompt blocks, or one going away,
+          // keeps what was read last.
+          const read = (await session.browser.callFunction({ window, frames: [] }, '() => [document.URL, document.title]', []).catch(() => undefined)) as [unknown, unknown] | undefined;
           const last = this.#pages.get(session);
-          this.#pages.set(session, { url: url ?? last?.url ?? '', title: typeof title === 'string' ? title : (last?.title ?? '') });
+          const [url, title] = Array.isArray(read) ? read : [];
+          this.#pages.set(session, { url: typeof url === 'string' ? url : (last?.url ?? ''), title: typeof title === 'string' ? title : (last?.title ?? '') });
         }),
       );
     } finally {

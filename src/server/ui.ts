@@ -3,10 +3,13 @@
 // WebSocket /ui/socket, which passes the same gate as every request (loopback, token or login
 // cookie; Host; Origin: the page is same-origin) and then pushes the principal's state and a
 // watched session's live view. The page asks over the same socket to watch or end a session.
+// Beside it, GET /ui/trace: the trace viewer's page (src/trace/viewer/), which holds no data
+// either; it fetches a kept session's trace through the API, under the same gate.
 import { readFileSync } from 'node:fs';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_socket_context_t, WebSocket } from 'uWebSockets.js';
 import { Dashboard, STATE_INTERVAL_MS } from '../ops/dashboard.ts';
 import type { Gateway } from '../webdriver/gateway.ts';
+import { PAGE_HEADERS, viewerPage } from '../trace/viewer/page.ts';
 import type { Principal } from './auth.ts';
 import type { AccessPolicy, RequestFacts, Verdict } from './security.ts';
 import type { UiLogins } from './ui-logins.ts';
@@ -50,6 +53,27 @@ export function serveDashboard(app: TemplatedApp, gateway: Gateway, options: UiO
       res.writeHeader('Content-Security-Policy', "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'");
       res.writeHeader('X-Content-Type-Options', 'nosniff').writeHeader('Cache-Control', 'no-store').end(PAGE);
     });
+  });
+
+  app.get('/ui/trace', (res, req) => {
+    const { verdict } = options.check(res, req);
+    if (!verdict.ok && verdict.status !== 401) return refuse(res, verdict.status, verdict.message);
+    let aborted = false;
+    res.onAborted(() => void (aborted = true));
+    viewerPage().then(
+      (page) => {
+        if (aborted) return;
+        res.cork(() => {
+          res.writeStatus('200 OK').writeHeader('Content-Security-Policy', page.policy);
+          for (const [name, value] of Object.entries(PAGE_HEADERS)) res.writeHeader(name, value);
+          res.end(page.html);
+        });
+      },
+      (e: unknown) => {
+        gateway.log.error({ event: 'trace viewer build failed', err: e });
+        if (!aborted) res.cork(() => res.writeStatus('500 Internal Server Error').writeHeader('Content-Type', 'text/plain; charset=utf-8').end('the trace viewer could not be built'));
+      },
+    );
   });
 
   app.post('/ui/login', (res, req) => {

@@ -95,8 +95,8 @@ export class History {
     await this.store.load();
   }
 
-  /** A session begins: its history, and its recorder if it is traced. */
-  open(session: AnySession, facts: SessionFacts, labels: SessionLabels, mode: TraceMode): SessionHistory {
+  /** A session begins: its history, and its recorder if it is traced (watching its browser once this resolves). */
+  async open(session: AnySession, facts: SessionFacts, labels: SessionLabels, mode: TraceMode): Promise<SessionHistory> {
     const recorder =
       mode === 'off'
         ? undefined
@@ -109,7 +109,7 @@ export class History {
     const history = new SessionHistory(facts, labels, mode, recorder);
     session.history = history;
     if (recorder && session.kind === 'driven') {
-      recorder.watch(session);
+      await recorder.watch(session);
       // The last capture while the browser is still there (the session's finishers run before its context goes).
       session.finishers.push(() => recorder.finish(session));
     }

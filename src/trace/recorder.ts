@@ -3,7 +3,7 @@
 // step that can change the page — the DOM snapshot and the screenshot, taken when the page had
 // settled: right before the session's next command runs (or when the session ends), so the client
 // never waits for a capture of its own command. On Chromium the screenshot is the screencast's
-// frame drawn last before that moment, which costs no round trip; elsewhere a JPEG capture.
+// first frame drawn after that moment, which costs no round trip; elsewhere a JPEG capture.
 // Console messages, page errors and requests come from the backend's listeners. Everything stays
 // in memory, within a byte budget, until the trace is written (./trace-file.ts).
 import { createHash } from 'node:crypto';
@@ -52,7 +52,7 @@ export const PAGE_CHANGING = new Set([
   'acceptAlert', 'dismissAlert', 'sendAlertText',
 ]);
 
-/** How long a step waits for the screencast to show a frame drawn after it (the page may not change at all). */
+/** How long a step waits for the screencast's next frame (a page that does not change draws none). */
 const FRAME_GRACE_MS = 400;
 /** A capture that takes longer is given up (the trace goes without it; the command goes on). */
 const CAPTURE_BOUND_MS = 5000;
@@ -93,7 +93,9 @@ export class Recorder {
   #screencast: { window: string; stop: () => Promise<void> } | undefined;
   /** Screencast frames, oldest first: the newest, and those a waiting step may still need. */
   #frames: Frame[] = [];
-  #awaiting: { step: TraceStep; before: number; timer: NodeJS.Timeout } | undefined;
+  #awaiting: { step: TraceStep; after: number; timer: NodeJS.Timeout } | undefined;
+  /** When the last capture began: frames drawn since are kept for it. */
+  #lastCapture = 0;
   #ended = false;
 
   constructor(options: RecorderOptions) {
@@ -102,7 +104,7 @@ export class Recorder {
   }
 
   /** A driven session's browser: its console, page errors, requests (and, where there is one, its screencast) from now on. */
-  watch(session: Session): void {
+  async watch(session: Session): Promise<void> {
     const { browser } = session;
     browser.onConsoleMessage?.((entry: ConsoleEntry) => {
       if (this.#ended || this.console.length >= MAX_CONSOLE) return;
@@ -112,7 +114,8 @@ export class Recorder {
       if (this.#ended || this.console.length >= MAX_CONSOLE) return;
       this.console.push({ type: 'pageerror', level: 'error', text: error.message, stack: error.stack, window: error.window, timestamp: error.timestamp });
     });
-    browser.onNetworkRequest?.((entry: NetworkEntry) => {
+    // Resolves once the engine reports requests (Firefox: a subscription's round trip).
+    await browser.onNetworkRequest?.((entry: NetworkEntry) => {
       if (!this.#ended && this.network.length < MAX_REQUESTS) this.network.push(entry);
     });
   }
@@ -153,6 +156,7 @@ export class Recorder {
     }
     const { browser } = session;
     const at = Date.now();
+    this.#lastCapture = at;
     try {
       const snapshot = await bounded(snapshotDocument(browser, window, this.#options.maxSnapshotBytes));
       for (const secret of snapshot.secrets) this.redactor.addSecret(secret);
@@ -181,20 +185,24 @@ export class Recorder {
   }
 
   // ── Screencast frames ──────────────────────────────────────────────────────────────────────
+  // The page as it was when the capture began is drawn in the first frame after that moment:
+  // a step takes that frame once it comes. A page that does not change draws none: after a
+  // grace period the step takes the newest frame there is. (Commands come faster than frames, so
+  // waiting for one in the command path would cost every page-changing command a frame.)
 
-  /** The step's screenshot: the frame drawn last before `at`, once a later one came or a grace passed. */
   async #frameFor(session: Session, window: string, step: TraceStep, at: number): Promise<void> {
     if (this.#screencast?.window !== window) await this.#startScreencast(session, window);
     if (this.#awaiting) this.#bindAwaiting();
-    const newest = this.#frames.at(-1);
-    // A frame drawn since already shows the page after the step: the one before it is the answer.
-    if (newest && newest.at >= at) {
-      step.screenshot = this.#frameFile(step, at);
+    // A frame drawn since may have come while the snapshot was taken.
+    const drawn = this.#frames.find((frame) => frame.at >= at);
+    if (drawn) {
+      step.screenshot = this.#frameFile(step, drawn);
+      this.#frames = this.#frames.slice(-1);
       return;
     }
     const timer = setTimeout(() => this.#bindAwaiting(), FRAME_GRACE_MS);
     timer.unref();
-    this.#awaiting = { step, before: at, timer };
+    this.#awaiting = { step, after: at, timer };
   }
 
   async #startScreencast(session: Session, window: string): Promise<void> {
@@ -208,26 +216,24 @@ export class Recorder {
     if (this.#ended) return;
     const newest = this.#frames.at(-1);
     if (newest && at < newest.at) return; // an older picture arriving late
-    this.#frames.push({ at, data });
-    if (this.#awaiting && at >= this.#awaiting.before) this.#bindAwaiting();
-    // Only the newest is needed once no step waits for an older one.
-    if (!this.#awaiting && this.#frames.length > 1) this.#frames = this.#frames.slice(-1);
+    // Kept: the newest, and any drawn since the last capture began (a step may want the first of them).
+    this.#frames = [...this.#frames.filter((frame, i, all) => frame.at >= this.#lastCapture || i === all.length - 1), { at, data }].slice(-8);
+    if (this.#awaiting && at >= this.#awaiting.after) this.#bindAwaiting();
   }
 
+  /** The waiting step takes the first frame drawn after its capture began, or else the newest. */
   #bindAwaiting(): void {
     const awaiting = this.#awaiting;
     if (!awaiting) return;
     this.#awaiting = undefined;
     clearTimeout(awaiting.timer);
-    awaiting.step.screenshot = this.#frameFile(awaiting.step, awaiting.before);
+    const frame = this.#frames.find((f) => f.at >= awaiting.after) ?? this.#frames.at(-1);
+    if (frame) awaiting.step.screenshot = this.#frameFile(awaiting.step, frame);
     this.#frames = this.#frames.slice(-1);
   }
 
-  /** The file of the frame drawn last before `before` (or the oldest there is). */
-  #frameFile(step: TraceStep, before: number): string | undefined {
-    let chosen: Frame | undefined;
-    for (const frame of this.#frames) if (frame.at < before || !chosen) chosen = frame;
-    return chosen && this.#keep('screenshots', step.n, 'jpg', Buffer.from(chosen.data, 'base64'));
+  #frameFile(step: TraceStep, frame: Frame): string | undefined {
+    return this.#keep('screenshots', step.n, 'jpg', Buffer.from(frame.data, 'base64'));
   }
 
   // ── Files ──────────────────────────────────────────────────────────────────────────────────

@@ -49,7 +49,7 @@ export function sessionEventReports(body: unknown): ClientReport[] {
       reports.push({ kind: 'result', result: 'failed', ...(text(data.error ?? data.reason ?? data.message) && { reason: text(data.error ?? data.reason ?? data.message) }) });
       break;
     case 'marker:add':
-      reports.push({ kind: 'marker', label: 'marker', text: text(data.text ?? data.message ?? data.name ?? data.label) ?? text(data) ?? '' });
+      reports.push({ kind: 'marker', label: text(data.label) ?? 'marker', text: text(data.text ?? data.message ?? data.name) ?? (data.label === undefined ? text(data) : undefined) ?? '' });
       break;
     default:
       // log:collect, screenshot:capture and any other event: kept in the timeline as it came.

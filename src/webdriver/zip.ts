@@ -1,8 +1,12 @@
-// A small, strict reader for ZIP archives (APPNOTE.TXT), enough for Selenium's remote file
-// upload: clients zip one file (stored or deflated) and send it base64-encoded. Everything about
-// the archive is checked against the untrusted bytes: structure, sizes (zip bombs), CRC-32 and
-// entry names (zip slip). Any failure is a ZipError saying what is wrong.
-import * as zlib from 'node:zlib';
+// ZIP archives (APPNOTE.TXT) for Selenium's file commands: remote file upload reads one (clients
+// zip one file, stored or deflated, and send it base64-encoded), managed downloads write one.
+// fflate inflates and writes. The reader walks the central directory itself: every byte of an
+// upload is untrusted, and fflate's unzipSync trusts them (it reads offsets past the end as
+// zeros, inflates a lying entry to its very end, checks no CRC or flag, and keys entries by name
+// in a plain object). Everything is checked: structure, sizes (zip bombs), CRC-32, flags and entry
+// names (zip slip). Any failure is a ZipError saying what is wrong.
+import { crc32 as zlibCrc32 } from 'node:zlib';
+import { Inflate, Zip, ZipDeflate } from 'fflate';
 
 export class ZipError extends Error {}
 
@@ -23,6 +27,7 @@ export interface ZipLimits {
   maxEntries: number;
 }
 
+// Records (APPNOTE 4.3.16 end of central directory, 4.3.12 central, 4.3.7 local file header).
 const EOCD_SIGNATURE = 0x06054b50;
 const CENTRAL_SIGNATURE = 0x02014b50;
 const LOCAL_SIGNATURE = 0x04034b50;
@@ -66,42 +71,44 @@ export function readZip(archive: Buffer, limits: ZipLimits): ZipEntry[] {
     const compressedSize = archive.readUInt32LE(at + 20);
     const size = archive.readUInt32LE(at + 24);
     const nameLength = archive.readUInt16LE(at + 28);
-    const extraLength = archive.readUInt16LE(at + 30);
-    const commentLength = archive.readUInt16LE(at + 32);
+    const next = at + CENTRAL_SIZE + nameLength + archive.readUInt16LE(at + 30) + archive.readUInt16LE(at + 32);
     const startDisk = archive.readUInt16LE(at + 34);
     const localOffset = archive.readUInt32LE(at + 42);
-    const next = at + CENTRAL_SIZE + nameLength + extraLength + commentLength;
     if (next > centralOffset + centralSize) throw new ZipError(`central directory entry ${i + 1} runs past the directory`);
     const name = decodeName(archive.subarray(at + CENTRAL_SIZE, at + CENTRAL_SIZE + nameLength), (flags & FLAG_UTF8) !== 0);
+    const quoted = JSON.stringify(name);
     at = next;
 
     checkName(name);
-    if (names.has(name)) throw new ZipError(`the archive holds ${JSON.stringify(name)} twice`);
+    if (names.has(name)) throw new ZipError(`the archive holds ${quoted} twice`);
     names.add(name);
-    if (flags & FLAG_ENCRYPTED) throw new ZipError(`${JSON.stringify(name)} is encrypted`);
+    if (flags & FLAG_ENCRYPTED) throw new ZipError(`${quoted} is encrypted`);
     if (startDisk !== 0) throw new ZipError('multi-part archives are not supported');
     if (size === 0xffffffff || compressedSize === 0xffffffff || localOffset === 0xffffffff) {
       throw new ZipError('ZIP64 archives are not supported');
     }
     if (size > limits.maxEntryBytes || compressedSize > limits.maxEntryBytes) {
-      throw new ZipError(`${JSON.stringify(name)} is larger than ${limits.maxEntryBytes} bytes`);
+      throw new ZipError(`${quoted} is larger than ${limits.maxEntryBytes} bytes`);
     }
     total += size;
     if (total > limits.maxTotalBytes) throw new ZipError(`the archive's files are larger than ${limits.maxTotalBytes} bytes together`);
 
     // The local header: its own name and extra field lengths say where the data starts.
     if (localOffset + LOCAL_SIZE > centralOffset || archive.readUInt32LE(localOffset) !== LOCAL_SIGNATURE) {
-      throw new ZipError(`the local header of ${JSON.stringify(name)} is missing or corrupt`);
+      throw new ZipError(`the local header of ${quoted} is missing or corrupt`);
     }
     const dataStart = localOffset + LOCAL_SIZE + archive.readUInt16LE(localOffset + 26) + archive.readUInt16LE(localOffset + 28);
-    const dataEnd = dataStart + compressedSize;
-    if (dataEnd > centralOffset) throw new ZipError(`the data of ${JSON.stringify(name)} runs past the archive (truncated?)`);
-    const raw = archive.subarray(dataStart, dataEnd);
+    if (dataStart + compressedSize > centralOffset) throw new ZipError(`the data of ${quoted} runs past the archive (truncated?)`);
+    const raw = archive.subarray(dataStart, dataStart + compressedSize);
 
+    let data: Buffer;
+    if (method === STORED) data = raw;
+    else if (method === DEFLATED) data = inflate(raw, size, quoted);
+    else throw new ZipError(`${quoted} uses compression method ${method}; only stored (0) and deflate (8) are supported`);
+    if (data.length !== size) throw new ZipError(`${quoted} has ${data.length} bytes, not the ${size} its header declares`);
     const directory = name.endsWith('/');
-    const data = uncompress(raw, method, size, name);
-    if (directory && data.length !== 0) throw new ZipError(`the directory entry ${JSON.stringify(name)} holds data`);
-    if (crc32(data) !== crc) throw new ZipError(`the CRC-32 of ${JSON.stringify(name)} does not match: the archive is corrupt`);
+    if (directory && data.length !== 0) throw new ZipError(`the directory entry ${quoted} holds data`);
+    if (crc32(data) !== crc) throw new ZipError(`the CRC-32 of ${quoted} does not match: the archive is corrupt`);
     entries.push({ name, directory, data });
   }
   return entries;
@@ -117,23 +124,33 @@ function findEndOfCentralDirectory(archive: Buffer): number {
   throw new ZipError('not a ZIP archive (no end of central directory record)');
 }
 
-function uncompress(raw: Buffer, method: number, size: number, name: string): Buffer {
-  let data: Buffer;
-  if (method === STORED) {
-    data = raw;
-  } else if (method === DEFLATED) {
-    try {
-      // Never more than the declared size (+1 to notice a lie): a zip bomb stops here.
-      data = zlib.inflateRawSync(raw, { maxOutputLength: size + 1 });
-    } catch (e) {
-      const tooLarge = (e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
-      throw new ZipError(`${JSON.stringify(name)} ${tooLarge ? 'inflates past its declared size' : 'is not valid deflate data'}`);
+/**
+ * Deflate expands a byte at most 1032-fold, so fflate is fed a slice at a time: data inflating
+ * past its declared size (a zip bomb) is refused after at most one slice's worth (8 MiB), not
+ * inflated to its end as fflate's inflateSync into a buffer of the declared size would. (Smaller
+ * slices cost more per byte: 8 KiB was the balance measured on 10 MB files and on a bomb.)
+ */
+const INFLATE_SLICE = 8 * 1024;
+
+function inflate(raw: Buffer, size: number, quoted: string): Buffer {
+  const data = Buffer.allocUnsafe(size);
+  let length = 0;
+  const inflater = new Inflate((chunk) => {
+    if (length + chunk.length > size) throw new ZipError(`${quoted} inflates past its declared size`);
+    data.set(chunk, length);
+    length += chunk.length;
+  });
+  try {
+    for (let at = 0; ; at += INFLATE_SLICE) {
+      const last = at + INFLATE_SLICE >= raw.length;
+      inflater.push(raw.subarray(at, at + INFLATE_SLICE), last);
+      if (last) break;
     }
-  } else {
-    throw new ZipError(`${JSON.stringify(name)} uses compression method ${method}; only stored (0) and deflate (8) are supported`);
+  } catch (e) {
+    if (e instanceof ZipError) throw e;
+    throw new ZipError(`${quoted} is not valid deflate data (${(e as Error).message})`);
   }
-  if (data.length !== size) throw new ZipError(`${JSON.stringify(name)} has ${data.length} bytes, not the ${size} its header declares`);
-  return data;
+  return data.subarray(0, length);
 }
 
 /** Entry names must stay inside the directory they are unpacked into (no "zip slip"). */
@@ -168,59 +185,34 @@ function decodeName(bytes: Buffer, utf8: boolean): string {
 const CP437_HIGH =
   'ÇüéâäàåçêëèïîìÄÅÉæÆôöòûùÿÖÜ¢£¥₧ƒáíóúñÑªº¿⌐¬½¼¡«»░▒▓│┤╡╢╖╕╣║╗╝╜╛┐└┴┬├─┼╞╟╚╔╩╦╠═╬╧╨╤╥╙╘╒╓╫╪┘┌█▄▌▐▀αßΓπΣσµτΦΘΩδ∞φε∩≡±≥≤⌠⌡÷≈°∙·√ⁿ²■\u00a0';
 
-/** CRC-32 (ISO 3309), as ZIP stores it. zlib.crc32 where Node has it (20.15+), else a table. */
-export const crc32: (data: Uint8Array) => number =
-  typeof (zlib as { crc32?: unknown }).crc32 === 'function'
-    ? (data) => (zlib as unknown as { crc32(d: Uint8Array): number }).crc32(data)
-    : tableCrc32;
-
-let table: Uint32Array | undefined;
-function tableCrc32(data: Uint8Array): number {
-  if (!table) {
-    table = new Uint32Array(256);
-    for (let n = 0; n < 256; n++) {
-      let c = n;
-      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-      table[n] = c >>> 0;
-    }
-  }
-  let crc = 0xffffffff;
-  for (const byte of data) crc = table[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
+/** CRC-32 (ISO 3309), as ZIP stores it (node:zlib has it from Node 20.15). */
+export function crc32(data: Uint8Array): number {
+  return zlibCrc32(data);
 }
 
 /**
  * An archive of one file, deflated (Grid's managed downloads answer one file this way). Sizes
- * past 4 GiB would need ZIP64: the caller refuses files that large.
+ * past 4 GiB would need ZIP64: the caller refuses files that large. fflate's Zip rather than
+ * zipSync, which takes names as an object's keys (a download may be called "__proto__"); its
+ * sizes follow the data (a data descriptor, as in Grid's own answers from Java's ZipOutputStream).
  */
 export function writeZip(name: string, data: Buffer, modified: Date): Buffer {
-  const nameBytes = Buffer.from(name, 'utf8');
-  const compressed = zlib.deflateRawSync(data);
-  const crc = crc32(data);
-  // MS-DOS date and time, local time, two-second resolution.
-  const time = (modified.getHours() << 11) | (modified.getMinutes() << 5) | (modified.getSeconds() >> 1);
-  const date = (Math.max(modified.getFullYear() - 1980, 0) << 9) | ((modified.getMonth() + 1) << 5) | modified.getDate();
-  const local = Buffer.alloc(LOCAL_SIZE);
-  local.writeUInt32LE(LOCAL_SIGNATURE, 0);
-  local.writeUInt16LE(20, 4); // version needed: 2.0 (deflate)
-  local.writeUInt16LE(FLAG_UTF8, 6);
-  local.writeUInt16LE(DEFLATED, 8);
-  local.writeUInt16LE(time, 10);
-  local.writeUInt16LE(date, 12);
-  local.writeUInt32LE(crc, 14);
-  local.writeUInt32LE(compressed.length, 18);
-  local.writeUInt32LE(data.length, 22);
-  local.writeUInt16LE(nameBytes.length, 26);
-  const central = Buffer.alloc(CENTRAL_SIZE);
-  central.writeUInt32LE(CENTRAL_SIGNATURE, 0);
-  central.writeUInt16LE(20, 4); // made by: 2.0
-  local.copy(central, 6, 4, 30); // version needed through name length: the same fields
-  central.writeUInt32LE(0, 42); // the local header is at offset 0
-  const eocd = Buffer.alloc(EOCD_SIZE);
-  eocd.writeUInt32LE(EOCD_SIGNATURE, 0);
-  eocd.writeUInt16LE(1, 8);
-  eocd.writeUInt16LE(1, 10);
-  eocd.writeUInt32LE(CENTRAL_SIZE + nameBytes.length, 12);
-  eocd.writeUInt32LE(LOCAL_SIZE + nameBytes.length + compressed.length, 16);
-  return Buffer.concat([local, nameBytes, compressed, central, nameBytes, eocd]);
+  const chunks: Uint8Array[] = [];
+  const zip = new Zip((error, chunk) => {
+    if (error) throw error;
+    chunks.push(chunk);
+  });
+  const file = new ZipDeflate(name, { level: 6 });
+  file.mtime = inDosRange(modified);
+  zip.add(file);
+  file.push(data, true);
+  zip.end();
+  return Buffer.concat(chunks);
+}
+
+/** ZIP stores MS-DOS times (local time, 1980 on; fflate refuses years past 2099): clamp to them. */
+function inDosRange(time: Date): Date {
+  const first = new Date(1980, 0, 1);
+  const last = new Date(2099, 11, 31, 23, 59, 58);
+  return time < first ? first : time > last ? last : time;
 }

@@ -1,5 +1,10 @@
 // A tiny WebDriver BiDi client over a real WebSocket (the `ws` package): commands by id, events
-// kept in arrival order, waits on events (never on time).
+// kept in arrival order, waits on events (never on time). And the engines' own drivers, to compare
+// the gateway's answers with.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import WebSocket from 'ws';
 import { eventually } from './pages.ts';
 
@@ -127,4 +132,95 @@ export async function eventuallyOpen(url: string): Promise<BidiSocket> {
     return socket !== undefined;
   }, 'the session took no new connection');
   return socket!;
+}
+
+/** A BiDi session on the engine's own driver, nothing between: the answers the gateway must give too. */
+export interface ReferenceBidi {
+  socket: BidiSocket;
+  /** Its first top-level browsing context. */
+  context: string;
+  /** End the session and the processes; never throws. */
+  close(): Promise<void>;
+}
+
+/** Text a child writes to `stream` until `pattern` matches: the first group. Rejects if the child exits first. */
+function awaitOutput(child: ChildProcess, stream: 'stdout' | 'stderr', pattern: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child[stream]!.on('data', (chunk: Buffer) => {
+      output += chunk;
+      const found = pattern.exec(output);
+      if (found) resolve(found[1]!);
+    });
+    child.once('exit', () => reject(new Error(`${child.spawnfile} exited: ${output.slice(-300)}`)));
+  });
+}
+
+/**
+ * chromedriver with `webSocketUrl: true` (its chromium-bidi mapper in a tab of Debian's Chromium),
+ * or a firefox-esr's own BiDi socket: what a client of the engine's own driver is answered.
+ */
+export async function referenceBidi(engine: 'chromium' | 'firefox'): Promise<ReferenceBidi> {
+  if (engine === 'firefox') {
+    const profile = await mkdtemp(join(tmpdir(), 'wdgate-test-firefox-'));
+    const child = spawn('/usr/bin/firefox-esr', ['--headless', '--no-remote', '--profile', profile, '--remote-debugging-port=0', 'about:blank'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, MOZ_CRASHREPORTER_DISABLE: '1' },
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const end = async () => {
+      child.kill('SIGKILL');
+      await exited;
+      await rm(profile, { recursive: true, force: true });
+    };
+    try {
+      const socket = await BidiSocket.open(`${await awaitOutput(child, 'stderr', /WebDriver BiDi listening on (ws:\/\/\S+)/)}/session`);
+      await socket.call('session.new', { capabilities: {} });
+      const { contexts } = await socket.call('browsingContext.getTree', { maxDepth: 0 });
+      return {
+        socket,
+        context: contexts[0].context,
+        async close() {
+          socket.close();
+          await end();
+        },
+      };
+    } catch (e) {
+      await end();
+      throw e;
+    }
+  }
+  const child = spawn('/usr/bin/chromedriver', ['--port=0'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  let session: string | undefined;
+  let base = '';
+  const end = async () => {
+    if (session) await fetch(`${base}/session/${session}`, { method: 'DELETE' }).catch(() => {});
+    child.kill('SIGTERM');
+    await exited;
+  };
+  try {
+    base = `http://127.0.0.1:${await awaitOutput(child, 'stdout', /started successfully on port (\d+)/)}`;
+    const args = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'];
+    const created = await fetch(`${base}/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ capabilities: { alwaysMatch: { browserName: 'chrome', webSocketUrl: true, 'goog:chromeOptions': { binary: '/usr/bin/chromium', args } } } }),
+    });
+    const { value } = (await created.json()) as { value: { sessionId: string; capabilities: { webSocketUrl: string } } };
+    session = value.sessionId;
+    const socket = await BidiSocket.open(value.capabilities.webSocketUrl);
+    const { contexts } = await socket.call('browsingContext.getTree', { maxDepth: 0 });
+    return {
+      socket,
+      context: contexts[0].context,
+      async close() {
+        socket.close();
+        await end();
+      },
+    };
+  } catch (e) {
+    await end();
+    throw e;
+  }
 }

@@ -12,6 +12,8 @@ export interface TestEntry {
   crc?: number;
   size?: number;
   flags?: number;
+  /** The bytes as stored, in place of `data` compressed by `method` (a hand-made deflate stream). */
+  stored?: Buffer;
 }
 
 export function makeZip(entries: TestEntry[], options: { comment?: string } = {}): Buffer {
@@ -21,7 +23,7 @@ export function makeZip(entries: TestEntry[], options: { comment?: string } = {}
   for (const entry of entries) {
     const data = Buffer.from(entry.data ?? '');
     const method = entry.method ?? 8;
-    const stored = method === 8 ? deflateRawSync(data) : data;
+    const stored = entry.stored ?? (method === 8 ? deflateRawSync(data) : data);
     const name = Buffer.isBuffer(entry.name) ? entry.name : Buffer.from(entry.name, 'utf8');
     const flags = entry.flags ?? (Buffer.isBuffer(entry.name) ? 0 : 0x0800);
     const crc = entry.crc ?? crc32(data);

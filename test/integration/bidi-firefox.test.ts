@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import puppeteer from 'puppeteer-core';
-import { BidiSocket, eventuallyOpen } from '../helpers/bidi.ts';
+import { BidiSocket, eventuallyOpen, referenceBidi } from '../helpers/bidi.ts';
 import type { Session } from '../helpers/client.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { eventually, leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';
@@ -87,21 +87,26 @@ describe('Firefox BiDi sessions, multiplexed', () => {
       const { userContexts } = await a.socket.call('browser.getUserContexts');
       assert.deepEqual(
         userContexts.map((u: { userContext: string }) => u.userContext),
-        [treeA.contexts[0].userContext],
+        ['default'],
       );
+      assert.equal(treeA.contexts[0].userContext, 'default');
       await Promise.all([a.socket.call('session.subscribe', { events: ['log.entryAdded', 'browsingContext.contextCreated'] }), b.socket.call('session.subscribe', { events: ['log.entryAdded'] })]);
       await b.socket.call('script.evaluate', { expression: 'console.log("from b")', target: { context: windowB }, awaitPromise: false });
       await b.socket.event('log.entryAdded', (p) => p.text === 'from b');
       await a.socket.call('script.evaluate', { expression: 'console.log("from a")', target: { context: windowA }, awaitPromise: false });
       await a.socket.event('log.entryAdded', (p) => p.text === 'from a');
-      // A window b opens is b's: a hears nothing of it.
+      // A window b opens is b's: a hears nothing of it (subscribing, a was told of its own window, as Firefox tells a client of its own).
       const opened = await b.socket.call('browsingContext.create', { type: 'tab' });
       assert.ok((await b.s.get('/window/handles')).includes(opened.context));
       await a.socket.call('script.evaluate', { expression: 'console.log("a again")', target: { context: windowA }, awaitPromise: false });
       await a.socket.event('log.entryAdded', (p) => p.text === 'a again');
       assert.deepEqual(
-        a.socket.events.map((e) => e.method),
-        ['log.entryAdded', 'log.entryAdded'],
+        a.socket.events.map((e) => [e.method, e.params.context ?? e.params.source.context]),
+        [
+          ['browsingContext.contextCreated', windowA],
+          ['log.entryAdded', windowA],
+          ['log.entryAdded', windowA],
+        ],
       );
       assert.deepEqual(
         b.socket.events.map((e) => e.params.text),
@@ -115,8 +120,11 @@ describe('Firefox BiDi sessions, multiplexed', () => {
       ] as const) {
         assert.deepEqual(pick(await a.socket.command(method, params)), { type: 'error', error: 'no such frame' }, method);
       }
-      assert.deepEqual(pick(await a.socket.command('browser.removeUserContext', { userContext: treeB.contexts[0].userContext })), { type: 'error', error: 'no such user context' });
-      assert.deepEqual(pick(await a.socket.command('browsingContext.create', { type: 'tab', userContext: treeB.contexts[0].userContext })), { type: 'error', error: 'no such user context' });
+      // Each calls its own user context `default`; one b makes is b's alone.
+      assert.equal(treeB.contexts[0].userContext, 'default');
+      const { userContext: bOwn } = await b.socket.call('browser.createUserContext');
+      assert.deepEqual(pick(await a.socket.command('browser.removeUserContext', { userContext: bOwn })), { type: 'error', error: 'no such user context' });
+      assert.deepEqual(pick(await a.socket.command('browsingContext.create', { type: 'tab', userContext: bOwn })), { type: 'error', error: 'no such user context' });
       // A preload script without a scope is the session's own: b's pages do not run it.
       await a.socket.call('script.addPreloadScript', { functionDeclaration: '() => { window.preloaded = true; }' });
       const url = pages.page('<p>preload</p>', 'preload');
@@ -180,6 +188,26 @@ describe('Firefox BiDi sessions, multiplexed', () => {
     }
   });
 
+  test("a session is told what a Firefox of its own tells it: subscriptions by module, event, id and user context; its user context is `default`; console messages logged before it subscribed", async () => {
+    // Firefox of its own starts while the gateway's session is made; the story runs on both at once.
+    const [started, made] = await Promise.allSettled([referenceBidi('firefox'), firefoxSession()]);
+    try {
+      if (started.status === 'rejected') throw started.reason;
+      if (made.status === 'rejected') throw made.reason;
+      const [reference, { s, socket }] = [started.value, made.value];
+      const [theirs, ours] = await Promise.all([subscriptionStory(reference.socket, reference.context), s.get('/window').then((window) => subscriptionStory(socket, window))]);
+      assert.deepEqual(ours, theirs);
+      // What the story shows (it is the same on both).
+      for (const told of ['browsingContext.contextCreated #1 default', 'log.entryAdded #1 at load', 'log.entryAdded #1 logged before', 'browsingContext.contextCreated #2 default']) assert.ok(ours.includes(told), told);
+    } finally {
+      if (made.status === 'fulfilled') {
+        made.value.socket.close();
+        await made.value.s.end();
+      }
+      if (started.status === 'fulfilled') await started.value.close();
+    }
+  });
+
   test('Puppeteer over WebDriver BiDi drives Firefox through the gateway', async () => {
     const browser = await puppeteer.connect({ browserWSEndpoint: `ws://127.0.0.1:${gw.port}/session`, protocol: 'webDriverBiDi', capabilities: { alwaysMatch: { browserName: 'firefox' } } } as never);
     try {
@@ -193,3 +221,58 @@ describe('Firefox BiDi sessions, multiplexed', () => {
     }
   });
 });
+
+/**
+ * One client's story, told the same way on any Firefox BiDi socket (ids as #1, #2 in the order
+ * they appear): it subscribes after its page logged, by module; opens a tab in `default`; leaves
+ * one event of a module; tries to leave the whole module (refused: one of its events is gone
+ * already); unsubscribes by id, twice; subscribes by user context; reads a cookie store's key,
+ * the tree and the user contexts. Between steps a console message marks where the events so far end.
+ */
+async function subscriptionStory(socket: BidiSocket, first: string): Promise<string[]> {
+  const told: string[] = [];
+  const names = new Map<string, string>();
+  const name = (id: unknown) => (typeof id === 'string' ? (names.get(id) ?? (names.set(id, `#${names.size + 1}`), names.get(id)!)) : String(id));
+  name(first);
+  const page = (text: string) => `data:text/html,<script>console.log(${JSON.stringify(text)})</script>`;
+  const answer = async (method: string, params: Record<string, unknown>) => {
+    const a = await socket.command(method, params);
+    told.push(`${method}: ${a.type === 'error' ? a.error : 'success'}`);
+    return a.result;
+  };
+  let seen = 0;
+  let marks = 0;
+  // The events since the last mark, of this client's contexts (a Firefox of its own also loads pages of its own, such as about:newtab).
+  const mark = async () => {
+    const text = `mark ${++marks}`;
+    await socket.call('script.evaluate', { expression: `console.log(${JSON.stringify(text)})`, target: { context: first }, awaitPromise: false });
+    await socket.event('log.entryAdded', (p) => p.text === text);
+    for (const { method, params } of socket.events.slice(seen)) {
+      const context = params.context ?? params.source?.context;
+      if (names.has(context)) told.push(`${method} ${name(context)} ${params.userContext ?? params.text ?? ''}`.trim());
+    }
+    seen = socket.events.length;
+  };
+  await socket.call('browsingContext.navigate', { context: first, url: page('at load'), wait: 'complete' });
+  await socket.call('script.evaluate', { expression: 'console.log("logged before")', target: { context: first }, awaitPromise: false });
+  const { subscription } = await answer('session.subscribe', { events: ['browsingContext', 'log'] });
+  await mark();
+  const { context: tab } = await answer('browsingContext.create', { type: 'tab', userContext: 'default' });
+  name(tab);
+  await mark();
+  await answer('session.unsubscribe', { events: ['browsingContext.load'] });
+  await socket.call('browsingContext.navigate', { context: tab, url: page('in the tab'), wait: 'complete' });
+  await mark();
+  await answer('session.unsubscribe', { events: ['browsingContext'] });
+  await answer('session.unsubscribe', { subscriptions: [subscription] });
+  await answer('session.unsubscribe', { subscriptions: [subscription] });
+  await answer('session.subscribe', { events: ['log.entryAdded'], userContexts: ['default'] });
+  await mark();
+  const { partitionKey } = await answer('storage.getCookies', { partition: { type: 'context', context: tab } });
+  told.push(`partitionKey ${partitionKey.userContext} ${Object.keys(partitionKey).sort()}`);
+  const { contexts } = await answer('browsingContext.getTree', {});
+  told.push(`tree ${contexts.map((c: { context: string; userContext: string }) => `${name(c.context)} ${c.userContext}`).sort()}`);
+  const { userContexts } = await answer('browser.getUserContexts', {});
+  told.push(`first user context ${userContexts[0].userContext}`);
+  return told;
+}

@@ -9,8 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { Builder } from 'selenium-webdriver';
 import chrome from 'selenium-webdriver/chrome.js';
+import { remote } from 'webdriverio';
 import WebSocket from 'ws';
-import { BidiSocket, eventuallyOpen } from '../helpers/bidi.ts';
+import { BidiSocket, eventuallyOpen, referenceBidi } from '../helpers/bidi.ts';
 import { BACKEND_CAPABILITIES, type Session } from '../helpers/client.ts';
 import { BACKEND, test } from '../helpers/gaps.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
@@ -244,6 +245,74 @@ describe('webSocketUrl sessions', () => {
     }
   });
 
+  test("parameters are checked as the engine's own driver checks them: the same answers as chromedriver (on Firefox: Firefox's own BiDi), side by side", async () => {
+    // The engine's own driver starts while the gateway's session is made.
+    const [started, made] = await Promise.allSettled([referenceBidi(FIREFOX ? 'firefox' : 'chromium'), bidiSession()]);
+    try {
+      if (started.status === 'rejected') throw started.reason;
+      if (made.status === 'rejected') throw made.reason;
+      const [reference, { s, socket }] = [started.value, made.value];
+      // Malformed parameters (the session's own handling, the engine's, and what the gateway
+      // rewrites to scope a session), and the `default` user context, which every driver knows.
+      const cases: [string, (context: string) => Record<string, unknown>, ((result: any) => unknown)?][] = [
+        ['session.subscribe', () => ({ events: [] })],
+        ['session.subscribe', () => ({ events: ['nosuchmodule'] })],
+        ['session.subscribe', () => ({ events: [42] })],
+        ['session.subscribe', () => ({ events: ['log.entryAdded'], contexts: [] })],
+        ['session.subscribe', () => ({ events: ['log.entryAdded'], contexts: true })],
+        ['session.subscribe', () => ({ events: ['log.entryAdded'], contexts: 42 })],
+        ['session.subscribe', () => ({ events: ['log.entryAdded'], contexts: [null] })],
+        ['session.subscribe', () => ({ events: ['log.entryAdded'], userContexts: [42] })],
+        ['session.subscribe', () => ({ events: ['log.entryAdded'], userContexts: ['no-such-user-context'] })],
+        ['session.unsubscribe', () => ({ subscriptions: [] })],
+        ['session.unsubscribe', () => ({ subscriptions: [42] })],
+        ['session.unsubscribe', () => ({ subscriptions: ['no-such-subscription'] })],
+        ['session.unsubscribe', () => ({ events: [42] })],
+        ['script.addPreloadScript', () => ({ functionDeclaration: 42 })],
+        ['script.addPreloadScript', () => ({ functionDeclaration: '() => {}', contexts: [] })],
+        ['script.evaluate', (context) => ({ expression: 42, target: { context }, awaitPromise: false })],
+        ['script.evaluate', () => ({ expression: '1', target: 42, awaitPromise: false })],
+        ['storage.deleteCookies', () => ({ filter: 'x' })],
+        ['storage.getCookies', () => ({ partition: 'x' })],
+        ['storage.getCookies', () => ({ partition: { type: 'nope' } })],
+        ['storage.getCookies', () => ({ partition: { type: 'storageKey', userContext: 42 } })],
+        ['storage.getCookies', () => ({ partition: { type: 'storageKey', userContext: 'no-such-user-context' } })],
+        ['storage.getCookies', () => ({ partition: { type: 'storageKey', userContext: 'default' } }), (r) => r.partitionKey],
+        ['storage.getCookies', () => ({}), (r) => r.partitionKey],
+        ['browsingContext.create', () => ({ type: 'nope' })],
+        ['browsingContext.create', () => ({ type: 'tab', userContext: 42 })],
+        ['browsingContext.create', () => ({ type: 'tab', userContext: 'default' }), (r) => typeof r.context],
+        ['browsingContext.getTree', () => ({ root: 42 })],
+        ['browser.removeUserContext', () => ({ userContext: 'default' })],
+        ['emulation.setLocaleOverride', () => ({ locale: 'de-DE' })],
+        ['emulation.setMediaFeaturesOverride', () => ({ mediaFeatures: 42 })],
+        ['network.addIntercept', () => ({ phases: [] })],
+        ['network.setCacheBehavior', () => ({ cacheBehavior: 'sometimes' })],
+      ];
+      const answers = async (on: BidiSocket, context: string) => {
+        const told: string[] = [];
+        for (const [method, params, read] of cases) {
+          const answer = await on.command(method, params(context));
+          const outcome = answer.type === 'error' ? answer.error : `${answer.type} ${JSON.stringify(read?.(answer.result) ?? null)}`;
+          told.push(`${method} ${JSON.stringify(params('C'))}: ${outcome}`);
+        }
+        return told;
+      };
+      const context = await s.get('/window');
+      const [theirs, ours] = await Promise.all([answers(reference.socket, reference.context), answers(socket, context)]);
+      assert.deepEqual(ours, theirs);
+      assert.ok(theirs.filter((t) => / success /.test(t)).length <= 3, theirs.join('\n'));
+      const evaluated = await socket.call('script.evaluate', { expression: '6 * 7', target: { context }, awaitPromise: false });
+      assert.deepEqual(evaluated.result, { type: 'number', value: 42 });
+    } finally {
+      if (made.status === 'fulfilled') {
+        made.value.socket.close();
+        await made.value.s.end();
+      }
+      if (started.status === 'fulfilled') await started.value.close();
+    }
+  });
+
   test('the upgrade passes the gate: a web page (Origin), an unknown or classic session, a second connection are refused', async () => {
     const { s, socket } = await bidiSession();
     const classic = await gw.client.newSession();
@@ -422,6 +491,34 @@ describe('direct BiDi connections (ws://host:port/session)', () => {
     await eventually(async () => (await gw.client.raw('GET', `/session/${sessionId}/title`)).status === 404, 'the session outlived its connection');
     if (FIREFOX) await eventually(async () => (await gw.client.leasedContexts()) === 0, "the session's context outlived it");
     else await eventually(async () => (await leftoverBrowsers(pid)) < browsers, "the session's browser outlived it");
+  });
+});
+
+describe("WebdriverIO's BiDi mode", () => {
+  test('a malformed subscription is invalid argument; the `default` user context is the session\'s own', async () => {
+    const browser = await remote({
+      hostname: '127.0.0.1',
+      port: gw.port,
+      path: '/',
+      logLevel: 'silent',
+      connectionRetryCount: 0,
+      capabilities: { browserName: FIREFOX ? 'firefox' : 'chrome', ...BACKEND_CAPABILITIES, webSocketUrl: true } as WebdriverIO.Capabilities,
+    });
+    try {
+      assert.equal(browser.isBidi, true);
+      await assert.rejects(browser.sessionSubscribe({ events: [] }), /failed with error: invalid argument/);
+      await assert.rejects(browser.sessionSubscribe({ events: ['log.entryAdded'], contexts: [] }), /failed with error: invalid argument/);
+      const { userContexts } = await browser.browserGetUserContexts({});
+      assert.equal(userContexts[0]!.userContext, 'default');
+      const { context } = await browser.browsingContextCreate({ type: 'tab', userContext: 'default' });
+      assert.ok((await browser.getWindowHandles()).includes(context));
+      const { partitionKey } = await browser.storageGetCookies({ partition: { type: 'storageKey', userContext: 'default' } });
+      assert.equal(partitionKey.userContext, 'default');
+      await browser.url(pages.page('<h1>still here</h1>', 'wdio'));
+      assert.equal(await browser.getTitle(), 'wdio');
+    } finally {
+      await browser.deleteSession();
+    }
   });
 });
 

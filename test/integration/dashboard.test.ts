@@ -1,7 +1,8 @@
 // The dashboard (/ui), in a real browser (headless Chromium through puppeteer-core), as a person
 // sees it while sessions start, run and end: the login, a session with its URL and title, the
 // live view changing with the page, ending a session from the page, the queue's waiters, and no
-// sign of another principal's sessions (an admin sees them all).
+// sign of another principal's sessions (an admin sees them all); a session that ends links to
+// its history entry, and the History view lists ended sessions by name and result.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -127,7 +128,9 @@ test('the queue shows a waiting New Session; ending a session from the page ends
     const mine = sessions[0]!;
     await page.waitForSelector(`tr[data-session="${mine.id}"] .end`);
     await page.click(`tr[data-session="${mine.id}"] .end`);
-    await page.waitForFunction((id) => !document.querySelector(`tr[data-session="${id}"]`), {}, mine.id);
+    // It stays a while, marked ended, its buttons gone.
+    await page.waitForFunction((id) => document.querySelector(`tr[data-session="${id}"]`)?.classList.contains('ended'), {}, mine.id);
+    assert.equal(await page.$(`tr[data-session="${mine.id}"] button`), null);
     const ended = await mine.fails('GET', '/title', undefined, 'invalid session id', 404);
     assert.match(ended.message, /alice ended it from the dashboard/);
     const third = await waiting;
@@ -137,5 +140,71 @@ test('the queue shows a waiting New Session; ending a session from the page ends
   } finally {
     await page.browserContext().close();
     for (const s of sessions) await s.end().catch(() => {});
+  }
+});
+
+test('a named session: its name and its long URL cut to fit 1400 px (whole on hover); once ended it links to its History entry and trace; History lists it by name and filters by result, start time and name', async () => {
+  const page = await dashboardAs(TOKENS.alice);
+  const his = await bob.newSession({ 'se:name': 'bob private test' });
+  await his.end(); // (two sessions at most here)
+  const failing = await alice.newSession({ 'se:name': 'checkout shows the total', 'wdgate:options': { trace: 'on', build: 'ci-77' } });
+  const passing = await alice.newSession({ 'se:name': 'search finds coffee' });
+  try {
+    const long = `${pages.page('<h1>cart</h1>', 'cart')}?items=${'coffee-beans-'.repeat(40)}`;
+    await failing.navigate(long);
+    await page.waitForFunction((id, url) => document.querySelector(`tr[data-session="${id}"] .url`)?.textContent === url, {}, failing.id, long);
+    const row = `tr[data-session="${failing.id}"]`;
+    assert.equal(await page.$eval(`${row} .name`, (e) => e.textContent), 'checkout shows the total');
+    // The URL is cut by an ellipsis, whole in its title; nothing scrolls sideways.
+    const url = await page.$eval(`${row} .url`, (e) => ({ title: e.getAttribute('title'), cut: e.scrollWidth > e.clientWidth, overflow: getComputedStyle(e).textOverflow }));
+    assert.deepEqual(url, { title: long, cut: true, overflow: 'ellipsis' });
+    const sideways = await page.evaluate(() => [document.documentElement.scrollWidth - document.documentElement.clientWidth, ...[...document.querySelectorAll('section')].map((s) => s.scrollWidth - s.clientWidth)]);
+    assert.ok(sideways.every((d) => d <= 0), `scrolls sideways: ${sideways}`);
+
+    await failing.execute('sauce:job-result=failed');
+    await failing.end();
+    await passing.end();
+    // The ended session stays in the table, linking to its entry and, its trace kept, the viewer.
+    await page.waitForSelector(`${row}.ended a.trace`, { timeout: 15_000 });
+    assert.equal(await page.$eval(`${row} a.trace`, (a) => a.getAttribute('href')), `/ui/trace?session=${failing.id}`);
+    await page.click(`${row} a.history`);
+    await page.waitForSelector(`#history tbody tr[data-session="${failing.id}"].focused`);
+    await page.waitForFunction((id) => document.querySelector(`#history tbody tr[data-session="${id}"]`) !== null, {}, passing.id);
+    const listed = () =>
+      page.$$eval('#history tbody tr', (rows) => rows.map((tr) => ({ name: tr.querySelector('.name')!.textContent, result: tr.querySelector('.badge')!.textContent, viewer: tr.querySelector('a.viewer')?.getAttribute('href') ?? null })));
+    // Alice's named sessions (her unnamed ones of the tests above too), not bob's.
+    assert.deepEqual(
+      (await listed()).filter((r) => r.name !== '').sort((a, b) => a.name!.localeCompare(b.name!)),
+      [
+        { name: 'checkout shows the total', result: 'failed', viewer: `/ui/trace?session=${failing.id}` },
+        { name: 'search finds coffee', result: 'passed', viewer: null },
+      ],
+    );
+    await page.select('#filters select[name="result"]', 'failed');
+    await page.waitForFunction(() => document.querySelectorAll('#history tbody tr').length === 1);
+    assert.deepEqual((await listed()).map((r) => r.name), ['checkout shows the total']);
+    await page.select('#filters select[name="result"]', 'passed');
+    await page.waitForFunction(() => [...document.querySelectorAll('#history .name')].some((e) => e.textContent === 'search finds coffee'));
+    const passed = await listed();
+    assert.ok(passed.every((r) => r.result === 'passed') && !passed.some((r) => r.name === 'checkout shows the total'), JSON.stringify(passed));
+    // Started after an hour from now: none; after an hour ago: these again.
+    const since = (offsetMs: number) =>
+      page.evaluate((ms) => {
+        const input = document.querySelector<HTMLInputElement>('#filters input[name="since"]')!;
+        const at = new Date(Date.now() + ms);
+        input.value = new Date(at.getTime() - at.getTimezoneOffset() * 60_000).toISOString().slice(0, 16); // datetime-local: local time
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+      }, offsetMs);
+    await since(3_600_000);
+    await page.waitForFunction(() => document.querySelectorAll('#history tbody tr').length === 0);
+    await since(-3_600_000);
+    await page.waitForFunction(() => [...document.querySelectorAll('#history .name')].some((e) => e.textContent === 'search finds coffee'));
+    await page.type('#filters input[name="name"]', 'checkout');
+    await page.waitForFunction(() => !document.getElementById('history-message')!.hidden);
+    assert.equal((await listed()).length, 0);
+    assert.match(await page.$eval('#history-message', (e) => e.textContent!), /No ended session matches/);
+  } finally {
+    await page.browserContext().close();
+    for (const s of [failing, passing, his]) await s.end().catch(() => {});
   }
 });

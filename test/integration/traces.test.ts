@@ -240,7 +240,7 @@ test('a gateway restarted keeps its history', async () => {
 test('Firefox (native) and a pass-through session (chromedriver) are traced: Firefox with captures, the pass-through with commands and results', async () => {
   const other = await startGateway([], { historyDirectory: join(dir, 'engines-history') });
   try {
-    const firefox = await other.client.newSession({ browserName: 'firefox', 'wdgate:options': { trace: 'on', name: 'on firefox' } });
+    const firefox = await other.client.newSession({ browserName: 'firefox', 'wdgate:options': { backend: 'native', trace: 'on', name: 'on firefox' } });
     const remote = await other.client.newSession({ 'wdgate:options': { backend: 'remote', trace: 'on', name: 'through chromedriver' } });
     for (const s of [firefox, remote]) {
       await s.navigate(pages.page('<button id="b" onclick="this.textContent = \'done\'">go</button>', 'engines'));

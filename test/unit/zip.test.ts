@@ -2,6 +2,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { constants, deflateRawSync } from 'node:zlib';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,6 +94,16 @@ describe('reading', () => {
     assert.equal(read.stdout.trim(), `résumé (1).txt (2026, 11, 25, 13, 45, 30) ${data.length}`);
   });
 
+  test('writeZip: a file from before 1980 gets the first MS-DOS time, and a file may be called __proto__', () => {
+    const data = Buffer.from('old');
+    const archive = writeZip('__proto__', data, new Date(0));
+    const [entry, ...rest] = readZip(archive, LIMITS);
+    assert.equal(rest.length, 0);
+    assert.deepEqual({ name: entry!.name, data: entry!.data }, { name: '__proto__', data });
+    const central = archive.readUInt32LE(archive.length - 22 + 16);
+    assert.deepEqual([archive.readUInt16LE(central + 12), archive.readUInt16LE(central + 14)], [0, (1 << 5) | 1], '1980-01-01 00:00:00');
+  });
+
   test('crc32 is the ZIP one', () => {
     assert.equal(crc32(Buffer.from('123456789')), 0xcbf43926);
     assert.equal(crc32(Buffer.alloc(0)), 0);
@@ -131,6 +142,14 @@ describe('refusing', () => {
 
   test('zip bombs: data inflating past its declared size stops at the declared size', () => {
     refuses(makeZip([{ name: 'bomb', data: Buffer.alloc(4 << 20), size: 100 }]), /inflates past its declared size/);
+  });
+
+  test('zip bombs are refused at their declared size, not inflated to their end', () => {
+    // 64 MiB of zeros in 1 MiB deflate pieces, and no final block: inflated to its end, it would
+    // be refused as cut short; stopped at its declared size, it never gets there.
+    const piece = deflateRawSync(Buffer.alloc(1 << 20), { level: 9, finishFlush: constants.Z_SYNC_FLUSH });
+    const bomb = Buffer.concat(Array.from({ length: 64 }, () => piece));
+    refuses(makeZip([{ name: 'bomb', stored: bomb, size: 100 }]), /inflates past its declared size/);
   });
 
   test('declared sizes over the limits, per entry and together', () => {

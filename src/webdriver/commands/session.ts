@@ -122,7 +122,7 @@ async function createSession(
   });
   session.ownBrowser = lease.ownBrowser;
   gateway.sessions.add(session);
-  gateway.history.open(
+  await gateway.history.open(
     session,
     { id: session.id, principal: principal.name, backend: backend.name, browserName: browser.browserName, browserVersion: browser.browserVersion, capabilities },
     history.labels,
@@ -233,7 +233,7 @@ async function createPassThroughSession(
     },
   });
   gateway.sessions.add(session);
-  gateway.history.open(
+  await gateway.history.open(
     session,
     {
       id: session.id,

@@ -1,0 +1,268 @@
+// The trace viewer's page: opens a trace (a kept session's from the gateway, the file show-trace
+// serves, or one chosen or dropped), lists its steps and shows the chosen step's page (screenshot,
+// DOM snapshot in a sandboxed frame, the video at that moment), its call, and the console and
+// network of its time. Bundled with esbuild (./page.ts); everything from the trace is put in as
+// text, never as markup, except the snapshot, which only the sandboxed frame renders.
+import { duration, latest, mimeOf, openingStep, readTrace, snapshotDocument, stepWindow, traceStart, TraceError, videoTime, within, type Trace, type TraceStep } from './model.ts';
+
+const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
+const element = <K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] => {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  if (className) e.className = className;
+  return e;
+};
+
+let trace: Trace | undefined;
+let selected = 0;
+/** blob: URLs of the open trace's files, made when first shown, revoked with the trace. */
+let urls = new Map<string, string>();
+
+function fileUrl(path: string): string | undefined {
+  const bytes = trace?.files[path];
+  if (!bytes) return undefined;
+  let url = urls.get(path);
+  if (!url) urls.set(path, (url = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: mimeOf(path) }))));
+  return url;
+}
+
+function say(text: string, isError = false): void {
+  $('message').textContent = text;
+  $('message').className = isError ? 'error' : '';
+  $('message').hidden = false;
+}
+
+function open(bytes: Uint8Array, source: string): void {
+  let next: Trace;
+  try {
+    next = readTrace(bytes);
+  } catch (e) {
+    if (!(e instanceof TraceError)) throw e;
+    return say(`${source}: ${e.message}`, true);
+  }
+  for (const url of urls.values()) URL.revokeObjectURL(url);
+  urls = new Map();
+  trace = next;
+  const { session } = trace;
+  document.title = `${session.name ?? session.id} · wdgate trace`;
+  $('title').textContent = session.name ?? session.id;
+  $('title').title = `session ${session.id}`;
+  const result = session.result ?? 'unknown';
+  const badge = element('span', result, `badge ${result}`);
+  if (session.resultReason) badge.title = session.resultReason;
+  $('result').replaceChildren(badge);
+  $('about').textContent = [
+    session.build && `build ${session.build}`,
+    [session.browserName, session.browserVersion].filter(Boolean).join(' '),
+    session.backend,
+    session.principal,
+    session.startedAt && new Date(session.startedAt).toLocaleString(),
+    duration(session.durationMs),
+  ]
+    .filter(Boolean)
+    .join(' · ');
+  $('message').hidden = true;
+  $('viewer').hidden = false;
+  (document.querySelector('[data-tab="video"]') as HTMLElement).hidden = !trace.video;
+  const video = $<HTMLVideoElement>('video');
+  if (trace.video) video.src = fileUrl(trace.video)!;
+  else video.removeAttribute('src');
+  $('steps').replaceChildren(...trace.steps.map(stepItem));
+  const first = openingStep(trace);
+  if (first === undefined) say('This trace has no steps.');
+  else select(first);
+}
+
+function stepItem(step: TraceStep): HTMLLIElement {
+  const li = element('li', undefined, step.kind);
+  li.dataset.n = String(step.n);
+  if (step.error) li.classList.add('error');
+  const name = element('span', step.name, 'name');
+  if (step.kind === 'bidi' || step.kind === 'forwarded') name.append(element('span', step.kind === 'bidi' ? 'BiDi' : 'forwarded', 'kind'));
+  li.append(element('span', String(step.n + 1), 'n'), name, element('span', step.kind === 'marker' ? '' : duration(step.durationMs), 'ms'));
+  const detail = step.error ? `${step.error.code}: ${step.error.message}` : (step.text ?? summary(step.params));
+  if (detail) li.append(element('span', detail, 'detail'));
+  li.title = detail ? `${step.name}\n${detail}` : step.name;
+  li.onclick = () => select(step.n);
+  return li;
+}
+
+/** One line of a step's parameters, for the list: the URL, the text typed, the script. */
+function summary(params: unknown): string {
+  if (params === undefined || params === null) return '';
+  if (typeof params !== 'object') return String(params);
+  const p = params as Record<string, unknown>;
+  for (const key of ['url', 'text', 'value', 'script', 'using', 'method']) {
+    if (typeof p[key] === 'string') return key === 'using' && typeof p.value === 'string' ? `${p.using} ${p.value}` : String(p[key]);
+  }
+  const json = JSON.stringify(params);
+  return json === '{}' ? '' : json;
+}
+
+function select(n: number): void {
+  if (!trace) return;
+  const step = trace.steps.find((s) => s.n === n);
+  if (!step) return;
+  selected = n;
+  for (const li of $('steps').children as HTMLCollectionOf<HTMLElement>) li.classList.toggle('selected', li.dataset.n === String(n));
+  $('steps').querySelector('.selected')?.scrollIntoView({ block: 'nearest' });
+  showPicture(step);
+  showCall(step);
+  showLogs();
+}
+
+function showPicture(step: TraceStep): void {
+  const steps = trace!.steps;
+  const shot = latest(steps, step.n, 'screenshot');
+  const img = $<HTMLImageElement>('shot');
+  const url = shot && fileUrl(shot.path);
+  img.hidden = !url;
+  $('no-shot').hidden = Boolean(url);
+  if (url) img.src = url;
+  else img.removeAttribute('src');
+  const snapshot = latest(steps, step.n, 'snapshot');
+  const bytes = snapshot && trace!.files[snapshot.path];
+  const frame = $<HTMLIFrameElement>('snapshot');
+  const html = bytes ? snapshotDocument(new TextDecoder().decode(bytes)) : '<p style="font: 13px system-ui; color: #57606a">No DOM snapshot for this step.</p>';
+  if (frame.srcdoc !== html) frame.srcdoc = html;
+  const from = activeTab('picture') === 'snapshot' ? snapshot?.from : shot?.from;
+  $('picture-note').textContent = [step.url, from !== undefined && from !== step.n ? `as step ${from + 1} left it` : ''].filter(Boolean).join(' · ');
+  const video = $<HTMLVideoElement>('video');
+  if (trace!.video && video.readyState > 0) video.currentTime = videoTime(trace!, step);
+  else if (trace!.video) video.onloadedmetadata = () => (video.currentTime = videoTime(trace!, trace!.steps.find((s) => s.n === selected)!));
+}
+
+function showCall(step: TraceStep): void {
+  const start = traceStart(trace!);
+  const rows: Array<[string, string | HTMLElement]> = [
+    ['step', `${step.n + 1} · ${step.kind}`],
+    ['name', step.name],
+    ['started', `+${duration(step.startedAt - start) || '0 ms'} (${new Date(step.startedAt).toLocaleTimeString()})`],
+  ];
+  if (step.kind !== 'marker' && step.durationMs !== undefined) rows.push(['duration', duration(step.durationMs)]);
+  if (step.text) rows.push(['text', step.text]);
+  if (step.error) rows.push(['error', element('span', `${step.error.code}: ${step.error.message}`, 'error')]);
+  if (step.params !== undefined) rows.push(['parameters', element('pre', JSON.stringify(step.params, null, 2))]);
+  if (step.result !== undefined) rows.push(['result', element('pre', typeof step.result === 'string' ? step.result : JSON.stringify(step.result, null, 2))]);
+  if (step.url) rows.push(['page', step.title ? `${step.url} (${step.title})` : step.url]);
+  if (step.window) rows.push(['window', step.window]);
+  const dl = element('dl');
+  for (const [name, value] of rows) dl.append(element('dt', name), typeof value === 'string' ? element('dd', value) : wrap(value));
+  $('call').replaceChildren(dl);
+}
+
+function wrap(child: HTMLElement): HTMLElement {
+  const dd = element('dd');
+  dd.append(child);
+  return dd;
+}
+
+/** The console and network tabs: the selected step's time, or everything ("all steps"). */
+function showLogs(): void {
+  const t = trace!;
+  const window = $<HTMLInputElement>('all').checked ? { from: -Infinity, to: Infinity } : stepWindow(t.steps, selected);
+  const start = traceStart(t);
+  const offset = (time: number) => `+${((time - start) / 1000).toFixed(3)} s`;
+  const messages = within(t.console, (c) => c.timestamp, window);
+  $('console-count').textContent = `(${messages.length})`;
+  $('console').replaceChildren(
+    ...(messages.length
+      ? messages.map((c) => {
+          const line = element('div', undefined, c.type === 'pageerror' ? 'pageerror' : c.level);
+          line.append(element('span', offset(c.timestamp), 'time'), element('span', c.type === 'pageerror' ? 'uncaught' : c.level, 'level'), c.text);
+          return line;
+        })
+      : [element('p', 'No console message in this step.', 'empty')]),
+  );
+  const requests = within(t.network, (r) => r.startedAt, window);
+  $('network-count').textContent = `(${requests.length})`;
+  ($('network') as HTMLTableElement).tBodies[0]!.replaceChildren(
+    ...requests.map((r) => {
+      const tr = element('tr', undefined, r.status >= 400 || r.status === 0 ? 'failed' : '');
+      const url = element('td', r.url);
+      url.title = r.url;
+      tr.append(element('td', offset(r.startedAt)), element('td', r.method), url, element('td', r.status ? String(r.status) : 'failed', 'num'), element('td', r.type), element('td', r.size >= 0 ? bytes(r.size) : '', 'num'), element('td', duration(r.durationMs), 'num'));
+      return tr;
+    }),
+  );
+}
+
+const bytes = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} kB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
+
+function activeTab(group: string): string | undefined {
+  return (document.querySelector(`[data-group="${group}"] button.active`) as HTMLElement | null)?.dataset.tab;
+}
+
+for (const bar of document.querySelectorAll<HTMLElement>('.tabs')) {
+  const pane = bar.parentElement!;
+  for (const button of bar.querySelectorAll<HTMLButtonElement>('button[data-tab]')) {
+    button.onclick = () => {
+      for (const b of bar.querySelectorAll('button')) b.classList.toggle('active', b === button);
+      for (const panel of pane.querySelectorAll<HTMLElement>('[data-panel]')) panel.hidden = panel.dataset.panel !== button.dataset.tab;
+      if (trace && bar.dataset.group === 'picture') showPicture(trace.steps.find((s) => s.n === selected)!);
+    };
+  }
+}
+$<HTMLInputElement>('all').onchange = () => trace && showLogs();
+
+// Up and down move between steps (anywhere but where they move something else).
+document.addEventListener('keydown', (event) => {
+  if (!trace || (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') || (event.target as HTMLElement).closest('input:not([type=checkbox]), textarea, select, video')) return;
+  const at = trace.steps.findIndex((s) => s.n === selected);
+  const next = trace.steps[at + (event.key === 'ArrowDown' ? 1 : -1)];
+  if (next) select(next.n);
+  event.preventDefault();
+});
+
+// A trace chosen or dropped: read here, sent nowhere.
+async function openFile(file: File): Promise<void> {
+  open(new Uint8Array(await file.arrayBuffer()), file.name);
+}
+$<HTMLInputElement>('open').onchange = (event) => {
+  const file = (event.target as HTMLInputElement).files?.[0];
+  if (file) void openFile(file);
+};
+let dragging = 0;
+document.addEventListener('dragenter', (e) => {
+  e.preventDefault();
+  $('drop').hidden = ++dragging === 0;
+});
+document.addEventListener('dragleave', () => void ($('drop').hidden = --dragging <= 0));
+document.addEventListener('dragover', (e) => e.preventDefault());
+document.addEventListener('drop', (e) => {
+  e.preventDefault();
+  dragging = 0;
+  $('drop').hidden = true;
+  const file = e.dataTransfer?.files[0];
+  if (file) void openFile(file);
+});
+
+/**
+ * The trace to open from the address: `?session=ID`, a kept session's (the gateway answers with
+ * the login cookie or to loopback), or `?trace=/path`, a same-origin path (show-trace's file).
+ */
+async function openFromAddress(): Promise<void> {
+  const query = new URLSearchParams(location.search);
+  const session = query.get('session');
+  const path = query.get('trace');
+  const url = session ? `/wdgate/sessions/${encodeURIComponent(session)}/trace` : path && /^\/(?![/\\])/.test(path) ? path : undefined;
+  if (!url) return;
+  say(`Loading the trace${session ? ` of session ${session}` : ''}…`);
+  let reply: Response;
+  try {
+    reply = await fetch(url, { credentials: 'same-origin' });
+  } catch (e) {
+    return say(`The trace could not be loaded: ${(e as Error).message}`, true);
+  }
+  if (!reply.ok) {
+    const message = await reply
+      .json()
+      .then((j: { value?: { message?: string } }) => j.value?.message)
+      .catch(() => undefined);
+    // A gateway with tokens: the browser's login is the dashboard's cookie.
+    const login = reply.status === 401 ? ' Log in on the dashboard (/ui) first, then open this page again.' : '';
+    return say(`The trace could not be loaded (${reply.status}): ${message ?? reply.statusText}.${login}`, true);
+  }
+  open(new Uint8Array(await reply.arrayBuffer()), session ? `session ${session}` : path!);
+}
+void openFromAddress();

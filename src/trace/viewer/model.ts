@@ -1,0 +1,220 @@
+// What the trace viewer reads of a trace zip (docs/traces.md), as plain data: the index, the
+// console, the network (from the HAR), and which step's picture, DOM and time window a step shows.
+// Pure: it runs in the viewer's page and in the unit tests alike.
+import { unzipSync } from 'fflate';
+
+export interface TraceSession {
+  id: string;
+  name?: string;
+  build?: string;
+  tags?: string[];
+  principal?: string;
+  backend?: string;
+  browserName?: string;
+  browserVersion?: string;
+  startedAt?: string;
+  endedAt?: string;
+  durationMs?: number;
+  result?: string;
+  resultReason?: string;
+  endReason?: string;
+  capabilities?: Record<string, unknown>;
+}
+
+export type StepKind = 'command' | 'bidi' | 'forwarded' | 'marker' | 'event';
+
+export interface TraceStep {
+  n: number;
+  kind: StepKind;
+  name: string;
+  /** ms since the epoch */
+  startedAt: number;
+  durationMs?: number;
+  params?: unknown;
+  result?: unknown;
+  error?: { code: string; message: string };
+  window?: string;
+  url?: string;
+  title?: string;
+  screenshot?: string;
+  snapshot?: string;
+  text?: string;
+}
+
+export interface ConsoleEntry {
+  type: 'console' | 'pageerror';
+  level: string;
+  text: string;
+  window?: string;
+  timestamp: number;
+}
+
+/** One request of the HAR, as the network tab lists it. */
+export interface NetworkEntry {
+  startedAt: number;
+  durationMs: number;
+  method: string;
+  url: string;
+  status: number;
+  type: string;
+  size: number;
+}
+
+export interface Trace {
+  session: TraceSession;
+  steps: TraceStep[];
+  console: ConsoleEntry[];
+  network: NetworkEntry[];
+  /** The zip's entries by name (screenshots, snapshots, the video). */
+  files: Record<string, Uint8Array>;
+  video?: string;
+}
+
+/** The file is not a trace this viewer reads; the message says why, for the person who chose it. */
+export class TraceError extends Error {}
+
+const FORMAT_VERSION = 1;
+
+export function readTrace(bytes: Uint8Array): Trace {
+  // Every zip starts with a local file header (or, empty, the end of its directory): "PK".
+  if (bytes.length < 4 || bytes[0] !== 0x50 || bytes[1] !== 0x4b) throw new TraceError('this file is not a zip file (a trace is the zip wdgate records)');
+  let files: Record<string, Uint8Array>;
+  try {
+    files = unzipSync(bytes);
+  } catch (e) {
+    throw new TraceError(`this zip file cannot be read: ${(e as Error).message}`);
+  }
+  const index = files['trace.json'];
+  if (!index) throw new TraceError('this zip file is not a wdgate trace: it has no trace.json');
+  const json = parseJson(index, 'trace.json') as { version?: unknown; session?: TraceSession; steps?: unknown; video?: unknown };
+  if (json.version !== FORMAT_VERSION) throw new TraceError(`this trace is of format version ${String(json.version)}; this viewer reads version ${FORMAT_VERSION}`);
+  if (!Array.isArray(json.steps) || typeof json.session !== 'object' || json.session === null) throw new TraceError('trace.json has no session or no steps');
+  const steps = (json.steps as TraceStep[]).filter((s) => typeof s === 'object' && s !== null && typeof s.startedAt === 'number');
+  const consoleEntries = files['console.json'] ? (parseJson(files['console.json'], 'console.json') as ConsoleEntry[]) : [];
+  const har = files['network.har'] ? (parseJson(files['network.har'], 'network.har') as Har) : undefined;
+  const video = typeof json.video === 'string' && files[json.video] ? json.video : undefined;
+  return {
+    session: json.session,
+    steps,
+    console: Array.isArray(consoleEntries) ? consoleEntries.filter((c) => typeof c?.timestamp === 'number') : [],
+    network: networkEntries(har),
+    files,
+    ...(video && { video }),
+  };
+}
+
+function parseJson(bytes: Uint8Array, name: string): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch (e) {
+    throw new TraceError(`${name} in this trace is not JSON: ${(e as Error).message}`);
+  }
+}
+
+/** The few HAR 1.2 fields the network tab shows (http://www.softwareishard.com/blog/har-12-spec/). */
+interface Har {
+  log?: {
+    entries?: Array<{
+      startedDateTime?: string;
+      time?: number;
+      request?: { method?: string; url?: string };
+      response?: { status?: number; bodySize?: number; content?: { size?: number; mimeType?: string }; _transferSize?: number };
+      _resourceType?: string;
+    }>;
+  };
+}
+
+function networkEntries(har: Har | undefined): NetworkEntry[] {
+  const entries = Array.isArray(har?.log?.entries) ? har.log.entries : [];
+  return entries
+    .map((e) => ({
+      startedAt: Date.parse(e.startedDateTime ?? ''),
+      durationMs: typeof e.time === 'number' ? e.time : 0,
+      method: e.request?.method ?? '',
+      url: e.request?.url ?? '',
+      status: e.response?.status ?? 0,
+      type: e._resourceType ?? e.response?.content?.mimeType?.split(';')[0] ?? '',
+      size: Math.max(e.response?._transferSize ?? -1, e.response?.bodySize ?? -1, e.response?.content?.size ?? -1),
+    }))
+    .filter((e) => !Number.isNaN(e.startedAt))
+    .sort((a, b) => a.startedAt - b.startedAt);
+}
+
+/**
+ * The time a step stands for in the console and network tabs: from its start to the next step's,
+ * so what a click set off (a request, a log line a moment later) is the click's. The first step
+ * also takes what came before it and the last what came after: nothing falls between steps.
+ */
+export function stepWindow(steps: TraceStep[], n: number): { from: number; to: number } {
+  const at = steps.findIndex((s) => s.n === n);
+  const from = at <= 0 ? -Infinity : steps[at]!.startedAt;
+  const next = steps[at + 1];
+  return { from, to: next ? next.startedAt : Infinity };
+}
+
+export function within<T>(entries: T[], time: (entry: T) => number, window: { from: number; to: number }): T[] {
+  return entries.filter((e) => time(e) >= window.from && time(e) < window.to);
+}
+
+/**
+ * What a step shows of the page: its own screenshot or snapshot, or else the latest one before
+ * it (a read such as Get Title changes nothing, so the page is as the step before left it).
+ */
+export function latest(steps: TraceStep[], n: number, field: 'screenshot' | 'snapshot'): { path: string; from: number } | undefined {
+  for (let i = steps.findIndex((s) => s.n === n); i >= 0; i--) {
+    const path = steps[i]![field];
+    if (path) return { path, from: steps[i]!.n };
+  }
+  return undefined;
+}
+
+/**
+ * The step a trace opens at: a failed session's last failed command (the one no later command
+ * recovered from, as the result rule reads it: what its reader came for), else the first step.
+ */
+export function openingStep(trace: Trace): number | undefined {
+  const failed = trace.session.result === 'failed' ? [...trace.steps].reverse().find((s) => s.error) : undefined;
+  return (failed ?? trace.steps[0])?.n;
+}
+
+/**
+ * Time zero of the console's and network's offsets: the session's start, or its first step's if
+ * earlier (New Session is a step, and it began before the session existed).
+ */
+export function traceStart(trace: Trace): number {
+  const times = [Date.parse(trace.session.startedAt ?? ''), trace.steps[0]?.startedAt ?? NaN].filter(Number.isFinite);
+  return times.length ? Math.min(...times) : 0;
+}
+
+/** Where in the video the page is as the step left it (seconds from the session's start). */
+export function videoTime(trace: Trace, step: TraceStep): number {
+  const start = Date.parse(trace.session.startedAt ?? '') || trace.steps[0]?.startedAt || step.startedAt;
+  return Math.max(0, (step.startedAt + (step.durationMs ?? 0) - start) / 1000);
+}
+
+/** "84 ms", "1.25 s", "2 min 5 s". */
+export function duration(ms: number | undefined): string {
+  if (ms === undefined || !Number.isFinite(ms)) return '';
+  if (ms < 1000) return `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(2)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+export function mimeOf(path: string): string {
+  if (path.endsWith('.png')) return 'image/png';
+  if (path.endsWith('.jpg') || path.endsWith('.jpeg')) return 'image/jpeg';
+  if (path.endsWith('.webm')) return 'video/webm';
+  if (path.endsWith('.html')) return 'text/html';
+  return 'application/octet-stream';
+}
+
+/**
+ * A DOM snapshot as the snapshot frame's document. Its own policy comes first, on top of the
+ * viewer's (which a srcdoc frame inherits): no script, nothing fetched, only inline styles and
+ * data: or blob: images; the frame is sandboxed as well.
+ */
+export const SNAPSHOT_POLICY = "default-src 'none'; img-src data: blob:; style-src 'unsafe-inline'; font-src data:; media-src data: blob:";
+
+export function snapshotDocument(html: string): string {
+  return `<!doctype html><meta http-equiv="Content-Security-Policy" content="${SNAPSHOT_POLICY}">${html.replace(/^\s*<!doctype[^>]*>/i, '')}`;
+}
