@@ -239,6 +239,7 @@ export class History {
   /** Shutdown: every entry being written is written. */
   async close(): Promise<void> {
     while (this.#writing.size) await Promise.all(this.#writing.values());
+    await this.store.close();
   }
 }
 

@@ -50,6 +50,9 @@ export class HistoryStore {
   readonly #log: Logger;
   readonly #entries = new Map<string, HistoryEntry>();
   #bytes = 0;
+  /** Retention is kept over time too, not only when another session ends. */
+  #sweeper: NodeJS.Timeout | undefined;
+  #sweeping: Promise<void> | undefined;
 
   constructor(config: StoreConfig, log: Logger) {
     this.config = config;
@@ -77,6 +80,14 @@ export class HistoryStore {
       this.#bytes += entry.bytes;
     }
     await this.sweep();
+    this.#sweeper = setInterval(() => void this.sweep(), Math.min(60_000, Math.max(1000, this.config.retention / 4)));
+    this.#sweeper.unref();
+  }
+
+  /** The gateway ends: no more sweeping (the entries stay on disk for the next run). */
+  async close(): Promise<void> {
+    clearInterval(this.#sweeper);
+    await this.#sweeping;
   }
 
   get(id: string): HistoryEntry | undefined {
@@ -126,6 +137,13 @@ export class HistoryStore {
 
   /** Delete what is past its retention, then the oldest while the files are over the budget. */
   async sweep(now = Date.now()): Promise<void> {
+    // One sweep at a time: two would count the same entry's bytes out twice.
+    while (this.#sweeping) await this.#sweeping;
+    this.#sweeping = this.#sweep(now).finally(() => (this.#sweeping = undefined));
+    await this.#sweeping;
+  }
+
+  async #sweep(now: number): Promise<void> {
     const oldestFirst = [...this.#entries.values()].sort((a, b) => Date.parse(a.endedAt) - Date.parse(b.endedAt));
     for (const entry of oldestFirst) {
       if (now - Date.parse(entry.endedAt) < this.config.retention && this.#bytes <= this.config.maxBytes) break;

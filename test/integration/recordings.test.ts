@@ -1,6 +1,6 @@
 // Session recordings (wdgate:options recordVideo): a valid WebM whose frame count grows with the
 // session's length (ffprobe), the browser console log beside it, both downloadable once the
-// session has ended and gone after the retention time.
+// session has ended (moved into its history entry) and gone after the history retention time.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,7 +19,7 @@ let dir: string;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'wdgate-recordings-test-'));
-  [gw, pages] = await Promise.all([startGateway([], { config: { recordings: { retention: 4000, fps: 4 } } }), startPageServer()]);
+  [gw, pages] = await Promise.all([startGateway([], { config: { recordings: { fps: 4 }, history: { retention: 4000 } } }), startPageServer()]);
 });
 
 after(async () => {
@@ -72,8 +72,11 @@ test('a recorded session: a valid WebM once it has ended, with more frames the l
   assert.equal(log.status, 200);
   const entries = (await log.text()).trim().split('\n').map((line) => JSON.parse(line) as { level: string; text: string });
   assert.ok(entries.some((e) => e.text === 'hello from page 11' && e.level === 'log'), JSON.stringify(entries.slice(-3)));
-  // Kept for the retention time (4 s here), then gone.
-  await eventually(async () => (await gw.client.raw('GET', `/wdgate/sessions/${long.id}/video`)).status === 404, 'the recording outlived its retention');
+  // Moved into the session's history entry, and kept as the history is (4 s here), then gone.
+  const entry = await gw.client.raw('GET', `/wdgate/sessions/${long.id}`);
+  assert.equal(entry.value.links?.video, `/wdgate/sessions/${long.id}/video`, JSON.stringify(entry.value));
+  await eventually(async () => (await gw.client.raw('GET', `/wdgate/sessions/${long.id}/video`)).status === 404, 'the recording outlived the history retention');
+  assert.equal((await gw.client.raw('GET', `/wdgate/sessions/${long.id}`)).status, 404, 'the entry went with it');
 });
 
 test('Firefox (screenshots, not a screencast) is recorded too; a recordVideo that is not a boolean is invalid argument', async () => {

@@ -207,6 +207,7 @@ test('the store: entries written whole and read again at start; past the retenti
     // Past the retention time.
     await again.sweep(now + 60_000 - 1000);
     assert.deepEqual([...again.entries()].map((e) => e.id), ['new']);
+    await Promise.all([store.close(), again.close()]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
