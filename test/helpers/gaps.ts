@@ -95,7 +95,6 @@ const CHROMEDRIVER: Record<string, string> = {
   'date and time inputs take a value string, or typed segments': seen('date and time inputs given a value string'),
   'a URL that is not absolute, or not a string, is invalid argument': seen('a URL that is not absolute is not invalid argument'),
   'a page load timeout shorter than the load is 500 timeout; the session still works': seen('the timeout message is its renderer\'s ("Timed out receiving message from renderer")'),
-  'history commands take {} or no body at all': seen('a history command without a body is invalid argument'),
   'Get Alert Text of an empty message is null': seen('the text of an empty message is ""'),
   'accept and dismiss answer the page: confirm true/false, prompt text/null': seen('accepting or dismissing a confirm or prompt is an error'),
   'with the current window closed: no such window': seen('the alert commands on a closed window'),

@@ -306,14 +306,15 @@ describe('history', () => {
     assert.equal(await s.execute('return window.marker'), 7);
   });
 
-  test('history commands take {} or no body at all', async () => {
-    const url = pages.page('<p>x</p>', 'x');
-    await s.navigate(url);
-    for (const command of ['/back', '/forward', '/refresh']) {
-      const reply = await s.raw('POST', command);
-      assert.equal(reply.status, 200, command);
-      assert.equal(reply.value, null);
-    }
+  test('history commands take {}; no body at all is invalid argument (spec §6.3) and nothing moves', async () => {
+    await s.navigate(pages.page('<p>x</p>', 'x'));
+    await s.navigate(pages.page('<p>y</p>', 'y'));
+    for (const command of ['/back', '/forward', '/refresh']) await s.fails('POST', command, undefined, 'invalid argument', 400);
+    assert.equal(await s.get('/title'), 'y');
+    assert.equal(await s.post('/back', {}), null);
     assert.equal(await s.get('/title'), 'x');
+    assert.equal(await s.post('/forward', {}), null);
+    assert.equal(await s.post('/refresh', {}), null);
+    assert.equal(await s.get('/title'), 'y');
   });
 });
