@@ -255,6 +255,19 @@ describe('window rect and state', () => {
     await s.post('/window/rect', { x: 0, y: 0, width: 1280, height: 800 });
   });
 
+  test('no body, or a JSON null, is invalid argument (spec §6.3) and changes nothing, where every parameter may be absent', async () => {
+    const rect = await s.get('/window/rect');
+    const timeouts = await s.get('/timeouts');
+    for (const body of [undefined, 'null']) {
+      for (const command of ['/window/new', '/window/rect', '/timeouts', '/window/maximize', '/window/minimize', '/window/fullscreen']) {
+        await s.fails('POST', command, body, 'invalid argument', 400);
+      }
+    }
+    assert.deepEqual(await s.get('/window/handles'), [initial]);
+    assert.deepEqual(await s.get('/window/rect'), rect);
+    assert.deepEqual(await s.get('/timeouts'), timeouts);
+  });
+
   test('window commands act on the current window, not another one', async () => {
     const { handle } = await s.post('/window/new', { type: 'window' });
     await s.post('/window', { handle });
