@@ -189,6 +189,7 @@ const DECLARED: Record<TestBackend, Record<string, string>> = {
   'playwright-firefox': {
     ...PLAYWRIGHT_GAPS,
     'maximize, minimize and fullscreen each return a rect; Set Window Rect restores the normal state': FIREFOX_GAPS.windowBounds,
+    'Maximize and Fullscreen Window restore a minimized window first (spec), and answer their rect': FIREFOX_GAPS.windowBounds,
     'window commands act on the current window, not another one': FIREFOX_GAPS.windowBounds,
     'Get Window Rect is {x, y, width, height} of the window': FIREFOX_GAPS.windowBounds,
     'Set Window Rect sets what is given and returns the new rect': FIREFOX_GAPS.windowBounds,
