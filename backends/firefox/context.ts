@@ -147,6 +147,7 @@ export class FirefoxContext implements DrivenBrowser {
       if (window) {
         this.#windows.delete(context);
         window.loading.settled();
+        window.loading.noDocument();
       }
       return;
     }
@@ -171,6 +172,8 @@ export class FirefoxContext implements DrivenBrowser {
       case 'browsingContext.historyUpdated':
       case 'browsingContext.downloadWillBegin':
         window.loading.settled();
+        // Firefox answers a navigation that became a download only once it is done.
+        if (method === 'browsingContext.downloadWillBegin') window.loading.noDocument();
         this.#prompts.committed(window);
         break;
       case 'browsingContext.navigationFailed':
@@ -240,8 +243,12 @@ export class FirefoxContext implements DrivenBrowser {
     });
   }
 
-  /** A call into the page, unless a prompt blocks it or opens and stays open. */
-  #unblocked<T>(window: Window, work: () => Promise<T>): Promise<T> {
+  /**
+   * A call into the page, unless a prompt blocks it or opens and stays open; in the document a
+   * Navigate To answered at its start brings, once it came (Loading.awaitDocument).
+   */
+  async #unblocked<T>(window: Window, work: () => Promise<T>): Promise<T> {
+    await window.loading.document();
     return this.#prompts.unblocked(window, false, work);
   }
 
@@ -353,7 +360,10 @@ export class FirefoxContext implements DrivenBrowser {
     });
     try {
       const call = this.#channel.call(method, params);
-      if (started) call.catch(() => {}); // answered at its start: a later failure is the page's
+      if (started) {
+        call.catch(() => {}); // answered at its start: a later failure is the page's
+        window.loading.awaitDocument(call, timeoutMs);
+      }
       await this.#prompts.unblocked(window, true, () => Promise.race([call, deadline, ...(started ? [started] : [])]));
       if (url !== undefined) window.failed = undefined;
       return true;

@@ -20,5 +20,7 @@ export const BIDI_GAPS = {
   touchInput: "Firefox dispatches touch pointers' pointer events, but its touch events carry no touch lists (touch events are off on desktop Firefox)",
   penInput: "Firefox's WebDriver BiDi has no pen input (\"Unimplemented pointerMove for pointerType pen\")",
   computedRole: "Firefox's WebDriver BiDi has no way to read an element's computed role and label",
-  windowState: 'headless Firefox neither enters fullscreen nor shows a window restored from minimized to its document (it stays hidden)',
+  fullscreenDocument:
+    "headless Firefox makes the window fullscreen (window.fullScreen, as geckodriver does) but not its document element: its documents never have focus when headless, and Firefox denies their fullscreen request, so document.fullscreenElement stays null",
+  minimizedCapture: 'Firefox captures a minimized window as it is (the page is in the capture) without showing it again: its document stays hidden, where Chromium draws nothing until the gateway restores the window',
 } as const;

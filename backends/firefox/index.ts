@@ -1,7 +1,7 @@
 // Firefox as the native backend starts it: firefox-esr with its own WebDriver BiDi server, no
 // geckodriver, every classic command over the process's one BiDi session, and a client's BiDi
-// socket multiplexed on the same session (./hub.ts). Reached with browserName "firefox" and
-// wdgate:options.backend "native", or by route (Firefox sessions that ask for webSocketUrl).
+// socket multiplexed on the same session (./hub.ts). Reached with browserName "firefox" (the
+// default route) unless a route or wdgate:options.backend names another backend.
 import { InvalidCapabilityError, type BackendEnvironment, type BrowserProcess, type LaunchSpec, type MatchResult } from '../backend.ts';
 import { allowedBinary, headlessAndArgs, stringArray, vendorObject } from '../shared.ts';
 import { firefoxPrefs, refusedFirefoxArg } from './options.ts';

@@ -2,7 +2,8 @@
 // navigation that started (a click on a link, a form's submit) and how far it got. The W3C
 // command waits for the document a navigation brings, to the page load strategy's state. A
 // navigation that asks the page's beforeunload first starts only once its prompt is accepted:
-// from the prompt on, it counts as on its way.
+// from the prompt on, it counts as on its way. And the document a Navigate To answered at its
+// start (page load strategy "none") will bring: calls into the page wait for it.
 import type { PageLoadStrategy } from '../backend.ts';
 
 type Reached = 'started' | 'interactive' | 'complete';
@@ -19,6 +20,9 @@ export class Loading {
   readonly #starts = new Set<() => void>();
   /** Navigations started so far (a mark to tell whether one started since). */
   #started = 0;
+  /** The document a navigation answered at its start will bring, until it came; and its end. */
+  #document: Promise<void> | undefined;
+  #documentCame: (() => void) | undefined;
 
   get startedCount(): number {
     return this.#started;
@@ -34,6 +38,38 @@ export class Loading {
   /** Resolves when the next navigation starts (the page load strategy "none" answers then). */
   nextStart(): Promise<void> {
     return new Promise((resolve) => this.#starts.add(resolve));
+  }
+
+  /**
+   * A navigation was sent whose W3C command answers once it started (strategy "none"). Until its
+   * document commits the page is the old one (Firefox runs calls there, or fails them as its realm
+   * goes); Chromium's next command acts on the new document, and so do ours: they wait for
+   * `answered` (Firefox answers the navigation once its response came: a new document, an error
+   * page, or none at all), for noDocument(), or at most `boundMs` (the page load timeout).
+   */
+  awaitDocument(answered: Promise<unknown>, boundMs: number): void {
+    let came!: () => void;
+    const document = new Promise<void>((resolve) => (came = resolve));
+    const timer = setTimeout(came, Math.min(boundMs, 2 ** 31 - 1)).unref();
+    void answered.then(came, came);
+    this.#document = document;
+    this.#documentCame = came;
+    void document.then(() => {
+      clearTimeout(timer);
+      if (this.#document !== document) return;
+      this.#document = undefined;
+      this.#documentCame = undefined;
+    });
+  }
+
+  /** Resolves once the document of a navigation answered at its start has come (at once if none is awaited). */
+  document(): Promise<void> {
+    return this.#document ?? Promise.resolve();
+  }
+
+  /** No document comes: the navigation became a download, or the window is gone. */
+  noDocument(): void {
+    this.#documentCame?.();
   }
 
   domContentLoaded(): void {

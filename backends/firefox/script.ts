@@ -42,12 +42,18 @@ export class FirefoxScripts {
    * Firefox runs a command again in the context's next document when the one it ran in goes
    * away mid-call, and a page script cut short by a prompt must never run twice.
    */
-  async #realm(target: string): Promise<string> {
+  async #realm(target: string, gone?: string): Promise<string> {
     const known = this.hub.windowRealm(target);
-    if (known) return known;
+    if (known && known !== gone) return known;
     const { realms } = await this.#call<{ realms: { realm: string }[] }>('script.getRealms', { context: target, type: 'window' });
-    if (!realms[0]) throw new NoSuchWindowError('the browsing context has no document');
-    return realms[0].realm;
+    const realm = realms.find((r) => r.realm !== gone)?.realm;
+    if (!realm) throw new NoSuchWindowError('the browsing context has no document');
+    return realm;
+  }
+
+  /** A call failed because its realm is gone: the target's document was replaced (the target itself is still there). */
+  #realmGone(e: unknown, target: string): e is BidiError {
+    return e instanceof BidiError && /^Realm with id .* not found/.test(e.message) && this.hub.userContextOf(target) !== undefined;
   }
 
   /** The library compiled once per document (realm): its BiDi handle. */
@@ -59,7 +65,7 @@ export class FirefoxScripts {
     }
     let handle = installed.get(library);
     if (!handle) {
-      handle = this.#call<ScriptResult>('script.callFunction', {
+      handle = this.channel.call<ScriptResult>('script.callFunction', {
         // With the library, a watch on the document's beforeunload (see afterNextTask).
         functionDeclaration: `function () { const library = (${library}); let at = 0; addEventListener('beforeunload', () => { at = Date.now(); }, true); Object.defineProperty(library, 'wdgateBeforeUnloadAt', { value: () => at }); return library; }`,
         target: { realm },
@@ -133,10 +139,22 @@ export class FirefoxScripts {
 
   /** script.callFunction of `functionDeclaration` in the target's document, `this` the library when given. */
   async call(target: string, functionDeclaration: string, args: Record<string, unknown>[], options: CallOptions = {}): Promise<ScriptResult> {
+    let gone: string | undefined;
     for (let attempt = 0; ; attempt++) {
-      const realm = await this.#realm(target);
+      const realm = await this.#realm(target, gone);
+      let self: { handle: string } | undefined;
       try {
-        const self = options.library ? { handle: await this.#library(realm, options.library) } : undefined;
+        if (options.library) self = { handle: await this.#library(realm, options.library) };
+      } catch (e) {
+        // The document went away before the library was in it (a navigation): nothing of the
+        // call ran, so it runs in the next document, once.
+        if (attempt === 0 && this.#realmGone(e, target)) {
+          gone = realm;
+          continue;
+        }
+        throw this.classify(e);
+      }
+      try {
         return await this.channel.call<ScriptResult>('script.callFunction', {
           functionDeclaration,
           arguments: args,
@@ -154,9 +172,7 @@ export class FirefoxScripts {
         }
         // The document went away, before or during the call (Firefox cannot say which): the
         // W3C layer tries again only what may run twice.
-        if (e instanceof BidiError && /^Realm with id .* not found/.test(e.message) && this.hub.userContextOf(target) !== undefined) {
-          throw new Error(`Execution context was destroyed: ${e.message}`);
-        }
+        if (this.#realmGone(e, target)) throw new Error(`Execution context was destroyed: ${e.message}`);
         throw this.classify(e);
       }
     }

@@ -298,9 +298,8 @@ export class NativeContext implements DrivenBrowser {
     if (state === 'minimized') this.#minimized.add(handle);
     else this.#minimized.delete(handle);
     const current = (await this.#browser.getWindowBounds(id)).windowState ?? 'normal';
+    // From one non-normal state to another the W3C layer goes through normal (Chromium refuses otherwise).
     if (current === state) return;
-    // Chromium refuses to go from one non-normal state to another directly.
-    if (current !== 'normal' && state !== 'normal') await this.#browser.setWindowBounds(id, { windowState: 'normal' });
     if (state === 'fullscreen') {
       // As chromedriver does (crbug.com/982071): fullscreen the document element, so the page
       // sees document.fullscreenElement; Chromium makes the window fullscreen with it.

@@ -51,6 +51,8 @@ interface PageState {
   handle: string;
   /** A navigation that failed: the URL it was for, and what the page said its URL was then. */
   failed?: { url: string; shown: string };
+  /** A Navigate To answered at its start (strategy "none"): settles once its document commits (or it fails). */
+  document?: Promise<void>;
 }
 
 export class PlaywrightContext implements DrivenBrowser {
@@ -151,8 +153,13 @@ export class PlaywrightContext implements DrivenBrowser {
     this.#downloads = directory;
   }
 
-  /** Run a call into the page unless a prompt blocks it, or until one opens and stays open. */
-  #unblocked<T>(page: Page, work: () => Promise<T>): Promise<T> {
+  /**
+   * Run a call into the page unless a prompt blocks it, or until one opens and stays open; in the
+   * document a Navigate To answered at its start brings, once it committed (as on Chromium, whose
+   * next command acts on the new document, not on the old one still shown).
+   */
+  async #unblocked<T>(page: Page, work: () => Promise<T>): Promise<T> {
+    await this.#states.get(page)?.document;
     return this.#prompts.unblocked(page, false, work);
   }
 
@@ -304,6 +311,15 @@ export class PlaywrightContext implements DrivenBrowser {
     // Spec "none": answer once the navigation has begun, not when it commits (the response may be held).
     const going = page.goto(url, { waitUntil: 'commit', timeout });
     going.catch(() => {});
+    const state = this.#states.get(page)!;
+    const document = going.then(
+      () => {},
+      () => {},
+    );
+    state.document = document;
+    void document.then(() => {
+      if (state.document === document) state.document = undefined;
+    });
     const requested = page.waitForRequest((r) => r.isNavigationRequest() && r.frame() === page.mainFrame(), { timeout: Math.min(timeout || 10_000, 10_000) });
     requested.catch(() => {});
     await this.#navigation(page, () => Promise.race([going, requested]), url);

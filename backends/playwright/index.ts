@@ -1,7 +1,7 @@
 // The Playwright backend: playwright-core (pinned: 1.65 cannot open a context in firefox-esr 153)
 // drives Debian's Chromium, and Debian's firefox-esr over Playwright's WebDriver BiDi channel. No
-// browser is downloaded. Sessions reach it by route: `wdgate:options.backend: "playwright"`, or
-// browserName "firefox" (the default route).
+// browser is downloaded. Sessions reach it by `wdgate:options.backend: "playwright"` or a
+// configured route (plain Firefox sessions go to the native backend, which sizes windows).
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -43,7 +43,7 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
     name: 'playwright',
 
     match(caps, env, route): MatchResult<LaunchSpec> {
-      if (route?.backend !== 'playwright') return { ok: false, reason: 'it serves only sessions routed to it (wdgate:options.backend "playwright", or browserName "firefox")' };
+      if (route?.backend !== 'playwright') return { ok: false, reason: 'it serves only sessions routed to it (wdgate:options.backend "playwright", or a configured route)' };
       const engine: Engine | undefined = caps.browserName === 'firefox' ? 'firefox' : [undefined, 'chrome', 'chromium'].includes(caps.browserName as string) ? 'chromium' : undefined;
       if (!engine) return { ok: false, reason: `browserName ${JSON.stringify(caps.browserName)} is not served (chrome, chromium, firefox)` };
       const wdgate = vendorObject(caps, 'wdgate:options');

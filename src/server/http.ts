@@ -215,8 +215,13 @@ function handle(edge: Edge, res: HttpResponse, req: HttpRequest): void {
   if (method !== 'POST') return afterBody(res, state, hasBody, options.maxBodyBytes, () => void run(undefined));
   readBody(res, options.maxBodyBytes, true, (raw) => {
     if (raw === null) return bodyTooLarge(res, state, options.maxBodyBytes);
-    // An empty POST body is taken as {} (chromedriver does; some clients send none for Back).
-    if (raw.length === 0) return void run({});
+    // Spec §6.3 processing model: a command's POST body is parsed as JSON and must be an Object,
+    // whatever the command; an empty body is no JSON (chromedriver: "missing command
+    // parameters"). The gateway's own operator requests (/wdgate/…) take none as {}.
+    if (raw.length === 0) {
+      if (route.path.startsWith('/wdgate/')) return void run({});
+      return sendError(res, state, error('invalid argument', 'request body must be a JSON object ({} for a command without parameters), not empty'));
+    }
     let body: unknown;
     const text = raw.toString('utf8');
     if (jsonDepthExceeds(text, options.maxJsonDepth)) {

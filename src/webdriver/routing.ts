@@ -10,13 +10,17 @@ export interface ConfiguredRoute extends Route {
 }
 
 /**
- * Firefox goes to Playwright's BiDi channel, except a session that asks for WebDriver BiDi: the
- * native backend owns Firefox's one BiDi session and shares it with the client (Playwright keeps
- * its own). WebKit goes to WebKitWebDriver (managed upstream).
+ * Where each browser is served best when the client names no backend:
+ * - Firefox: the native backend, over Firefox's own WebDriver BiDi. It sizes and states windows
+ *   (Playwright's Firefox has no window bounds: Set Window Rect, Maximize, Minimize, Fullscreen
+ *   would be `unsupported operation`), and it shares Firefox's one BiDi session with a client
+ *   that asks for webSocketUrl (Playwright keeps its own). Playwright's Firefox stays one
+ *   capability away: `wdgate:options.backend: "playwright"`.
+ * - WebKit: WebKitWebDriver (a managed upstream), the only driver WebKitGTK has.
+ * - Chromium (no route): every backend is asked in turn, native first.
  */
 export const DEFAULT_ROUTES: readonly ConfiguredRoute[] = [
-  { match: { browserName: 'firefox', webSocketUrl: true }, backend: 'native' },
-  { match: { browserName: 'firefox' }, backend: 'playwright' },
+  { match: { browserName: 'firefox' }, backend: 'native' },
   { match: { browserName: 'MiniBrowser' }, backend: 'remote', upstream: 'webkit' },
   { match: { browserName: 'webkit' }, backend: 'remote', upstream: 'webkit' },
 ];

@@ -73,8 +73,8 @@ export const BACKEND_CAPABILITIES: Record<string, unknown> = (
   {
     native: {},
     'playwright-chromium': { 'wdgate:options': { backend: 'playwright' } },
-    'playwright-firefox': { browserName: 'firefox' },
-    'native-firefox': { browserName: 'firefox', 'wdgate:options': { backend: 'native' } },
+    'playwright-firefox': { browserName: 'firefox', 'wdgate:options': { backend: 'playwright' } },
+    'native-firefox': { browserName: 'firefox' }, // the default route
     'remote-chromedriver': { 'wdgate:options': { backend: 'remote' } },
   } as Record<string, Record<string, unknown>>
 )[process.env.WDGATE_TEST_BACKEND ?? 'native'] ?? {};

@@ -12,8 +12,17 @@ export interface SessionFixture {
 }
 
 export async function openSessionFixture(args: string[] = [], capabilities: Record<string, unknown> = {}): Promise<SessionFixture> {
-  const [gw, pages] = await Promise.all([startGateway(args), startPageServer()]);
-  return { gw, pages, s: await gw.client.newSession(capabilities) };
+  const [gw, pages] = await Promise.allSettled([startGateway(args), startPageServer()]);
+  try {
+    if (gw.status === 'rejected') throw gw.reason;
+    if (pages.status === 'rejected') throw pages.reason;
+    return { gw: gw.value, pages: pages.value, s: await gw.value.client.newSession(capabilities) };
+  } catch (e) {
+    // What started is stopped: a page server or gateway left running keeps the test file from
+    // ever ending (a gateway that did not start in time on a busy machine, a browser that did not launch).
+    await closeSessionFixture({ gw: gw.status === 'fulfilled' ? gw.value : undefined, pages: pages.status === 'fulfilled' ? pages.value : undefined }).catch(() => {});
+    throw e;
+  }
 }
 
 export async function closeSessionFixture(f: Partial<SessionFixture>): Promise<void> {

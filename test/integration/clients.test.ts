@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { Builder, By, Key } from 'selenium-webdriver';
+import { Builder, By, Key, type WebDriver } from 'selenium-webdriver';
 import chrome from 'selenium-webdriver/chrome.js';
 import firefox from 'selenium-webdriver/firefox.js';
 import { remote } from 'webdriverio';
@@ -37,52 +37,66 @@ after(async () => {
   assert.equal(await leftoverBrowsers(pid), 0);
 });
 
-test('selenium-webdriver (JavaScript)', async () => {
-  const options = new chrome.Options();
-  options.addArguments('--headless=new');
-  const driver = await new Builder().usingServer(gw.url).forBrowser('chrome').setChromeOptions(options).build();
-  try {
-    await driver.get(form);
-    assert.equal(await driver.getTitle(), 'client test');
-    assert.equal(await driver.findElement(By.id('greeting')).getText(), 'Hello');
-    const q = await driver.findElement(By.name('q'));
-    await q.sendKeys(' typed', Key.ENTER);
-    assert.equal(await driver.getTitle(), 'sent pre typed');
-    assert.equal(await q.getAttribute('value'), 'pre typed');
-    await q.clear();
-    assert.equal(await q.getAttribute('value'), '');
-    assert.equal(await driver.executeScript('return arguments[0].id', q), 'q');
-    assert.equal((await driver.findElements(By.css('nothing-here'))).length, 0);
-    await assert.rejects(driver.findElement(By.id('missing')), { name: 'NoSuchElementError' });
-    await driver.findElement(By.id('link')).click();
-    assert.match(await driver.getCurrentUrl(), /#anchor$/);
-    const png = await driver.takeScreenshot();
-    assert.equal(Buffer.from(png, 'base64').subarray(1, 4).toString(), 'PNG');
-    await driver.manage().window().setRect({ width: 900, height: 700 });
-    const rect = await driver.manage().window().getRect();
-    assert.equal(rect.width, 900);
-    await driver.manage().addCookie({ name: 'c', value: 'v' });
-    assert.equal((await driver.manage().getCookie('c'))?.value, 'v');
-    await driver.manage().setTimeouts({ implicit: 100 });
-    assert.equal((await driver.manage().getTimeouts()).implicit, 100);
-    const original = await driver.getWindowHandle();
-    await driver.switchTo().newWindow('tab');
-    assert.equal((await driver.getAllWindowHandles()).length, 2);
-    await driver.close();
-    await driver.switchTo().window(original);
-    assert.equal(await driver.getTitle(), 'sent pre typed'); // the original window, as the form left it
-  } finally {
-    await driver.quit();
-  }
-});
+// Plain capabilities, as users write them: Firefox takes the default route (the native backend,
+// which sizes windows: setWindowRect true), as Chromium does.
+for (const browserName of ['chrome', 'firefox'] as const) {
+  test(`selenium-webdriver (JavaScript, ${browserName})`, async () => {
+    const builder = new Builder().usingServer(gw.url).forBrowser(browserName);
+    if (browserName === 'chrome') builder.setChromeOptions(new chrome.Options().addArguments('--headless=new') as chrome.Options);
+    else builder.setFirefoxOptions(new firefox.Options().addArguments('-headless'));
+    const driver = await builder.build();
+    try {
+      const capabilities = await driver.getCapabilities();
+      assert.equal(capabilities.get('setWindowRect'), true);
+      assert.equal(capabilities.get('wdgate:options').backend, 'native');
+      await seleniumScenario(driver);
+    } finally {
+      await driver.quit();
+    }
+  });
+}
+
+/** A user's test, in selenium-webdriver's API: form, keys, script, clicks, screenshot, window, cookies, timeouts, tabs. */
+async function seleniumScenario(driver: WebDriver): Promise<void> {
+  await driver.get(form);
+  assert.equal(await driver.getTitle(), 'client test');
+  assert.equal(await driver.findElement(By.id('greeting')).getText(), 'Hello');
+  const q = await driver.findElement(By.name('q'));
+  await q.sendKeys(' typed', Key.ENTER);
+  assert.equal(await driver.getTitle(), 'sent pre typed');
+  assert.equal(await q.getAttribute('value'), 'pre typed');
+  await q.clear();
+  assert.equal(await q.getAttribute('value'), '');
+  assert.equal(await driver.executeScript('return arguments[0].id', q), 'q');
+  assert.equal((await driver.findElements(By.css('nothing-here'))).length, 0);
+  await assert.rejects(driver.findElement(By.id('missing')), { name: 'NoSuchElementError' });
+  await driver.findElement(By.id('link')).click();
+  assert.match(await driver.getCurrentUrl(), /#anchor$/);
+  const png = await driver.takeScreenshot();
+  assert.equal(Buffer.from(png, 'base64').subarray(1, 4).toString(), 'PNG');
+  await driver.manage().window().setRect({ width: 900, height: 700 });
+  const rect = await driver.manage().window().getRect();
+  assert.equal(rect.width, 900);
+  await driver.manage().addCookie({ name: 'c', value: 'v' });
+  assert.equal((await driver.manage().getCookie('c'))?.value, 'v');
+  await driver.manage().setTimeouts({ implicit: 100 });
+  assert.equal((await driver.manage().getTimeouts()).implicit, 100);
+  const original = await driver.getWindowHandle();
+  await driver.switchTo().newWindow('tab');
+  assert.equal((await driver.getAllWindowHandles()).length, 2);
+  await driver.close();
+  await driver.switchTo().window(original);
+  assert.equal(await driver.getTitle(), 'sent pre typed'); // the original window, as the form left it
+}
 
 // WebdriverIO 9 asks for webSocketUrl and speaks BiDi when it gets one (its default mode);
-// 'wdio:enforceWebDriverClassic' keeps it on classic WebDriver. The same scenario both ways, and
-// over BiDi on Firefox too (the native backend's Firefox: webSocketUrl routes it there).
+// 'wdio:enforceWebDriverClassic' keeps it on classic WebDriver. The same scenario both ways, on
+// Chromium and on Firefox.
 for (const [mode, browserName] of [
   ['BiDi', 'chrome'],
   ['classic', 'chrome'],
   ['BiDi', 'firefox'],
+  ['classic', 'firefox'],
 ] as const) {
   test(`WebdriverIO (${mode}, ${browserName})`, async () => {
     const browser = await remote({
@@ -190,10 +204,15 @@ import sys
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.common.exceptions import NoSuchElementException
-options = webdriver.ChromeOptions()
-options.add_argument('--headless=new')
+if sys.argv[3] == 'firefox':
+    options = webdriver.FirefoxOptions()
+    options.add_argument('-headless')
+else:
+    options = webdriver.ChromeOptions()
+    options.add_argument('--headless=new')
 driver = webdriver.Remote(command_executor=sys.argv[1], options=options)
 try:
+    assert driver.capabilities['setWindowRect'] is True
     driver.get(sys.argv[2])
     assert driver.title == 'client test', driver.title
     assert driver.find_element(By.ID, 'greeting').text == 'Hello'
@@ -213,11 +232,13 @@ finally:
     driver.quit()
 `;
 
-test('Python Selenium', { skip: !existsSync(PYTHON) && 'no /usr/bin/python3' }, async () => {
-  const out = await new Promise<string>((resolve, reject) => {
-    execFile(PYTHON, ['-c', PY_SCRIPT, gw.url, form], { timeout: 60_000 }, (e, stdout, stderr) =>
-      e ? reject(new Error(`${e.message}\n${stdout}\n${stderr}`)) : resolve(stdout),
-    );
+for (const browserName of ['chrome', 'firefox'] as const) {
+  test(`Python Selenium (${browserName})`, { skip: !existsSync(PYTHON) && 'no /usr/bin/python3' }, async () => {
+    const out = await new Promise<string>((resolve, reject) => {
+      execFile(PYTHON, ['-c', PY_SCRIPT, gw.url, form, browserName], { timeout: 60_000 }, (e, stdout, stderr) =>
+        e ? reject(new Error(`${e.message}\n${stdout}\n${stderr}`)) : resolve(stdout),
+      );
+    });
+    assert.match(out, /python selenium ok/);
   });
-  assert.match(out, /python selenium ok/);
-});
+}

@@ -146,6 +146,17 @@ describe('find from the document', () => {
   });
 });
 
+describe('link texts with no-break spaces', () => {
+  test('no-break spaces at the ends of a link are trimmed as spaces are (as Selenium\'s link text locator); inside they match spaces', async () => {
+    await s.navigate(pages.page('<a id="nb" href="#">&nbsp;link text&nbsp;</a><a id="mid" href="#">a&nbsp;b</a>'));
+    assert.deepEqual(await domIds([await findOne('link text', 'link text')]), ['nb']);
+    assert.deepEqual(await domIds(await findAll('link text', 'a b')), ['mid']);
+    assert.deepEqual(await domIds(await findAll('partial link text', 'link')), ['nb']);
+    // Get Element Text keeps them, as spaces (bot.dom.getVisibleText).
+    assert.equal(await s.get(`/element/${await refOf('nb')}/text`), ' link text ');
+  });
+});
+
 describe('find from an element', () => {
   let outer: string;
   before(async () => {
@@ -545,6 +556,15 @@ describe('enabled, selected, active element', () => {
     assert.deepEqual(await s.get('/element/active'), await s.execute('return document.body'));
     await s.execute('document.getElementById("en").focus()');
     assert.deepEqual(await s.get('/element/active'), { [ELEMENT]: await refOf('en') });
+  });
+
+  test('Is Element Enabled: false for any element of an XML document; XHTML form controls as in HTML', async () => {
+    await s.navigate('data:text/xml,' + encodeURIComponent('<note><input id="x"/></note>'));
+    for (const selector of ['note', 'input']) assert.equal(await s.get(`/element/${await findOne('css selector', selector)}/enabled`), false, selector);
+    const xhtml = '<html xmlns="http://www.w3.org/1999/xhtml"><body><input id="on"/><input id="off" disabled="disabled"/></body></html>';
+    await s.navigate('data:application/xhtml+xml,' + encodeURIComponent(xhtml));
+    assert.equal(await state('on', 'enabled'), true);
+    assert.equal(await state('off', 'enabled'), false);
   });
 });
 

@@ -151,10 +151,13 @@ describe('request bodies', () => {
     }
   });
 
-  test('an empty POST body is taken as {}', async () => {
-    // New Session with {} lacks capabilities: the command itself answers, not the parser.
-    const message = assertError(await request('POST', '/session'), 400, 'invalid argument');
-    assert.match(message, /capabilities/);
+  test('an empty POST body is invalid argument (spec §6.3: it is no JSON), chunked or not', async () => {
+    for (const headers of [{}, { 'content-type': 'application/json' }, { 'transfer-encoding': 'chunked' }] as Record<string, string>[]) {
+      const message = assertError(await request('POST', '/session', { headers }), 400, 'invalid argument');
+      assert.match(message, /JSON object/);
+    }
+    // The parser answers, not New Session (which would name the missing capabilities).
+    assert.match(assertError(await request('POST', '/session', { body: '{}' }), 400, 'invalid argument'), /capabilities/);
   });
 
   test(`a body over maxBodyBytes (${MAX_BODY}) is 400 invalid argument and the server keeps serving`, async () => {

@@ -12,7 +12,7 @@ import { commandTour } from '../helpers/tour.ts';
 
 const ENGINES = [
   { engine: 'chromium', caps: { 'wdgate:options': { backend: 'playwright' } }, browserName: 'chrome', setWindowRect: true },
-  { engine: 'firefox', caps: { browserName: 'firefox' }, browserName: 'firefox', setWindowRect: false },
+  { engine: 'firefox', caps: { browserName: 'firefox', 'wdgate:options': { backend: 'playwright' } }, browserName: 'firefox', setWindowRect: false },
 ] as const;
 
 let gw: TestGateway;

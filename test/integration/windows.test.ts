@@ -255,6 +255,34 @@ describe('window rect and state', () => {
     await s.post('/window/rect', { x: 0, y: 0, width: 1280, height: 800 });
   });
 
+  test('Maximize and Fullscreen Window restore a minimized window first (spec), and answer their rect', async () => {
+    const screen = await s.execute('return {width: screen.width, height: screen.height, availWidth: screen.availWidth, availHeight: screen.availHeight}');
+    const maximized = { x: 0, y: 0, width: screen.availWidth, height: screen.availHeight };
+    const fullscreen = { x: 0, y: 0, width: screen.width, height: screen.height };
+    const normal = await s.post('/window/rect', { x: 10, y: 10, width: 500, height: 400 });
+    await s.post('/window/minimize');
+    assert.deepEqual(await s.post('/window/fullscreen'), fullscreen);
+    await s.post('/window/minimize');
+    assert.deepEqual(await s.post('/window/maximize'), maximized);
+    assert.deepEqual(await s.post('/window/fullscreen'), fullscreen);
+    assert.deepEqual(await s.post('/window/maximize'), maximized);
+    assert.deepEqual(await s.post('/window/rect', { x: 10, y: 10, width: 500, height: 400 }), normal);
+    await s.post('/window/rect', { x: 0, y: 0, width: 1280, height: 800 });
+  });
+
+  test('no body, or a JSON null, is invalid argument (spec §6.3) and changes nothing, where every parameter may be absent', async () => {
+    const rect = await s.get('/window/rect');
+    const timeouts = await s.get('/timeouts');
+    for (const body of [undefined, 'null']) {
+      for (const command of ['/window/new', '/window/rect', '/timeouts', '/window/maximize', '/window/minimize', '/window/fullscreen']) {
+        await s.fails('POST', command, body, 'invalid argument', 400);
+      }
+    }
+    assert.deepEqual(await s.get('/window/handles'), [initial]);
+    assert.deepEqual(await s.get('/window/rect'), rect);
+    assert.deepEqual(await s.get('/timeouts'), timeouts);
+  });
+
   test('window commands act on the current window, not another one', async () => {
     const { handle } = await s.post('/window/new', { type: 'window' });
     await s.post('/window', { handle });

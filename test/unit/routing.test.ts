@@ -11,12 +11,13 @@ describe('selectRoute', () => {
     assert.deepEqual(selectRoute({ 'wdgate:options': { upstream: 'grid' } }, []), { backend: 'remote', upstream: 'grid' });
   });
 
-  test('default routes: chrome and nothing go to any backend (native first), firefox to playwright (with webSocketUrl: native), WebKit to WebKitWebDriver', () => {
+  test("default routes: chrome and nothing go to any backend (native first), firefox to native (Playwright's one capability away), WebKit to WebKitWebDriver", () => {
     assert.equal(selectRoute({}, []), undefined);
     assert.equal(selectRoute({ browserName: 'chrome' }, []), undefined);
-    assert.deepEqual(selectRoute({ browserName: 'firefox' }, []), { backend: 'playwright' });
-    assert.deepEqual(selectRoute({ browserName: 'firefox', webSocketUrl: false }, []), { backend: 'playwright' });
+    assert.deepEqual(selectRoute({ browserName: 'firefox' }, []), { backend: 'native' });
+    assert.deepEqual(selectRoute({ browserName: 'firefox', webSocketUrl: false }, []), { backend: 'native' });
     assert.deepEqual(selectRoute({ browserName: 'firefox', webSocketUrl: true }, []), { backend: 'native' });
+    assert.deepEqual(selectRoute({ browserName: 'firefox', 'wdgate:options': { backend: 'playwright' } }, []), { backend: 'playwright' });
     assert.deepEqual(selectRoute({ browserName: 'webkit' }, []), { backend: 'remote', upstream: 'webkit' });
     assert.deepEqual(selectRoute({ browserName: 'MiniBrowser' }, []), { backend: 'remote', upstream: 'webkit' });
   });

@@ -164,11 +164,20 @@ export const setWindowRect = sessionCommand({
   },
 });
 
+/**
+ * Spec Maximize, Minimize and Fullscreen Window: "fully exit fullscreen" and "restore the window"
+ * before the new state. A window goes from one state to another through the normal state (a
+ * minimized Chromium window refuses to become fullscreen: "restore it to normal state first").
+ */
 function windowStateCommand(state: WindowState) {
   return sessionCommand({
     async handler({ session }) {
       const handle = await session.currentTopLevel();
-      await session.browser.setWindowState(handle, state);
+      const current = await session.browser.getWindowState(handle);
+      if (current !== state) {
+        if (current !== 'normal') await session.browser.setWindowState(handle, 'normal');
+        await session.browser.setWindowState(handle, state);
+      }
       return windowRect(session, handle);
     },
   });

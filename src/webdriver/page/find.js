@@ -12,7 +12,10 @@ function locate(start, using, selector) {
     case 'css selector':
       return cssSelectorAll(start, selector);
     case 'link text':
-      return cssSelectorAll(start, 'a').filter((a) => visibleText(a) === selector);
+      // Spec: the rendered text with whitespace removed from both ends. Rendered text keeps
+      // no-break spaces at its ends and makes them spaces last (bot.dom.getVisibleText): they
+      // are trimmed here, as Selenium's link text locator trims them.
+      return cssSelectorAll(start, 'a').filter((a) => visibleText(a).replace(/^\s+|\s+$/g, '') === selector);
     case 'partial link text':
       return cssSelectorAll(start, 'a').filter((a) => visibleText(a).includes(selector));
     case 'tag name':

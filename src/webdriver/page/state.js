@@ -385,11 +385,13 @@ OPS.getElementRect = function ({ id }) {
   return { x: rect.x + window.scrollX, y: rect.y + window.scrollY, width: rect.width, height: rect.height };
 };
 
-// §12.4.8 Is Element Enabled: false for a disabled form control. :disabled covers the disabled
-// attribute, disabled <fieldset> ancestors (except inside its first <legend>) and <option>s in
-// a disabled <optgroup>; an <option> of a disabled <select> is disabled for users too.
+// §12.4.8 Is Element Enabled: false in an XML document; else false for a disabled form control.
+// :disabled covers the disabled attribute, disabled <fieldset> ancestors (except inside its first
+// <legend>) and <option>s in a disabled <optgroup>; an <option> of a disabled <select> is
+// disabled for users too.
 OPS.isElementEnabled = function ({ id }) {
   const element = getKnownElement(id);
+  if (isXmlDocument(element.ownerDocument)) return false;
   if (element.matches(':disabled')) return false;
   if (element instanceof HTMLOptionElement || element instanceof HTMLOptGroupElement) {
     const select = element.closest('select');
@@ -397,6 +399,16 @@ OPS.isElementEnabled = function ({ id }) {
   }
   return true;
 };
+
+/**
+ * The spec's "document type is xml", as WPT and geckodriver read it: a document served with an
+ * XML MIME type (text/xml, application/xml, or a +xml one such as SVG's), except XHTML, whose
+ * HTML form controls are enabled or disabled as in HTML.
+ */
+function isXmlDocument(document) {
+  const type = document.contentType;
+  return type !== 'application/xhtml+xml' && (type === 'text/xml' || type === 'application/xml' || type.endsWith('+xml'));
+}
 
 // §12.4.9 Get Computed Role / §12.4.10 Get Computed Label: the backend reads the browser's
 // accessibility tree (commands/elements.ts), not the page.
