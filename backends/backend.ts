@@ -435,11 +435,12 @@ export interface DrivenBrowser {
   /** Every uncaught page exception of any window of this context from now on. */
   onPageError?(listener: (error: PageError) => void): void;
   /**
-   * The engine's own screencast of the window (the dashboard's live view, recordings): frames as
-   * base64 JPEG, the page as it is first, then as it changes. Resolves with how to stop it. Absent where the engine has none (the
-   * dashboard then takes screenshots).
+   * The engine's own screencast of the window (the dashboard's live view, recordings, traces):
+   * frames as base64 JPEG, the page as it is first, then as it changes, within `options` (default
+   * 960×720, quality 60, every frame). Resolves with how to stop it. Absent where the engine has
+   * none (the dashboard then takes screenshots).
    */
-  screencast?(handle: string, onFrame: (jpeg: string, timestamp?: number) => void): Promise<() => Promise<void>>;
+  screencast?(handle: string, onFrame: (jpeg: string, timestamp?: number) => void, options?: ScreencastOptions): Promise<() => Promise<void>>;
 
   // Print and accessibility.
   /** Base64 PDF of the window's document. Bad options: InvalidParametersError. */
@@ -485,6 +486,14 @@ export interface ConsoleEntry {
 
 /** A screenshot's image format: PNG, or JPEG with its quality (0-100). */
 export type ScreenshotFormat = { type: 'png' } | { type: 'jpeg'; quality: number };
+
+/** A screencast's frames: at most this big (CSS pixels), this JPEG quality, one of every `everyNthFrame` drawn. */
+export interface ScreencastOptions {
+  maxWidth: number;
+  maxHeight: number;
+  quality: number;
+  everyNthFrame: number;
+}
 
 /** One request of a window of this context, reported once it ended (traces: the HAR). */
 export interface NetworkEntry {

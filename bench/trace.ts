@@ -46,7 +46,7 @@ export function tracingTable(cost: TracingCost, iterations: number): string[] {
     '',
     `Tracing on native Chromium (wdgate:options.trace "on" against "off", one gateway, the two sessions in turn pass by pass, ${iterations} passes; medians in ms). ` +
       "A traced command's own answer does not wait for its capture: the DOM snapshot is taken right before the session's next command, " +
-      'and on Chromium the screenshot is the screencast frame drawn last before it, so the cost shows on the command after a page-changing one. ' +
+      'and on Chromium the screenshot is the first screencast frame drawn after that moment, so the cost shows on the command after a page-changing one. ' +
       'Target: the mix at most 10 % slower; a 100-command session\'s trace at most 5 MB.',
     '',
     '| command | trace off | trace on | on ÷ off |',

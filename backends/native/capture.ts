@@ -1,6 +1,6 @@
 // Capture for the native backend: screenshots, the screencast and PDF printing of one page over CDP.
 import type { Page } from 'puppeteer-core';
-import { InvalidParametersError, NoSuchWindowError, UnsupportedPrimitiveError, type PrintOptions, type Rect, type ScreenshotFormat } from '../backend.ts';
+import { InvalidParametersError, NoSuchWindowError, UnsupportedPrimitiveError, type PrintOptions, type Rect, type ScreencastOptions, type ScreenshotFormat } from '../backend.ts';
 import { cdp } from './cdp.ts';
 import { isPrintRefusal } from '../shared.ts';
 
@@ -27,7 +27,11 @@ export async function screenshot(page: Page, clip?: Rect, format: ScreenshotForm
  * `onFrame`, acknowledged at once (Chromium sends the next only then), the page as it is first.
  * Resolves with the stop.
  */
-export async function screencast(page: Page, onFrame: (jpeg: string, timestamp?: number) => void): Promise<() => Promise<void>> {
+export async function screencast(
+  page: Page,
+  onFrame: (jpeg: string, timestamp?: number) => void,
+  { maxWidth, maxHeight, quality, everyNthFrame }: ScreencastOptions = { maxWidth: 960, maxHeight: 720, quality: 60, everyNthFrame: 1 },
+): Promise<() => Promise<void>> {
   // A CDP session of its own: a screencast belongs to the session that started it, so the live
   // view, a recording and a trace of one page each get their frames, and one stopping leaves
   // the others running.
@@ -40,10 +44,10 @@ export async function screencast(page: Page, onFrame: (jpeg: string, timestamp?:
   };
   client.on('Page.screencastFrame', frame);
   try {
-    await client.send('Page.startScreencast', { format: 'jpeg', quality: 60, maxWidth: 960, maxHeight: 720 });
+    await client.send('Page.startScreencast', { format: 'jpeg', quality, maxWidth, maxHeight, everyNthFrame });
     // Chromium sends a frame when the page draws one: a still page gets its picture now.
     const drawn = Date.now();
-    const { data } = await client.send('Page.captureScreenshot', { format: 'jpeg', quality: 60, optimizeForSpeed: true });
+    const { data } = await client.send('Page.captureScreenshot', { format: 'jpeg', quality, optimizeForSpeed: true });
     onFrame(data, drawn);
   } catch (e) {
     await client.detach().catch(() => {});

@@ -17,6 +17,7 @@ import {
   type CookieData,
   type NetworkEntry,
   type PageError,
+  type ScreencastOptions,
   type ScreenshotFormat,
   type BidiEndpoint,
   type CdpEndpoint,
@@ -519,8 +520,8 @@ export class NativeContext implements DrivenBrowser {
     this.#events.onPageError(listener);
   }
 
-  async screencast(handle: string, onFrame: (jpeg: string, timestamp?: number) => void): Promise<() => Promise<void>> {
-    return capture.screencast(await this.#page(handle), onFrame);
+  async screencast(handle: string, onFrame: (jpeg: string, timestamp?: number) => void, options?: ScreencastOptions): Promise<() => Promise<void>> {
+    return capture.screencast(await this.#page(handle), onFrame, options);
   }
 
   async printToPdf(handle: string, options: PrintOptions): Promise<string> {
