@@ -211,6 +211,17 @@ for (const kind of KINDS) {
       assert.equal(rejected.window, a.initialWindow);
     });
 
+    test("a popup's errors from its first script on arrive with the popup's window", { timeout: TEST_TIMEOUT_MS }, async () => {
+      await a.navigate(a.initialWindow, `${origin}/plain?tag=opener-of-error`, 'normal', 30_000);
+      await a.callFunction({ window: a.initialWindow, frames: [] }, `() => { window.open('/error?tag=popup') }`, [], { userActivation: true });
+      // The rejection happens while the popup's document is parsed, before anything could attach to it late.
+      const rejected = await errors.until((e) => e.message.includes('rejected in the page popup'));
+      assert.ok(rejected.window && rejected.window !== a.initialWindow, `the popup's own window: ${rejected.window}`);
+      const thrown = await errors.until((e) => e.message.includes('boom from the page popup'));
+      assert.equal(thrown.window, rejected.window);
+      await a.closeWindow(rejected.window);
+    });
+
     test('a JPEG screenshot where asked, its quality heeded; PNG stays the default', { timeout: TEST_TIMEOUT_MS }, async () => {
       await a.navigate(a.initialWindow, `${origin}/picture`, 'normal', 30_000);
       const low = await a.screenshot(a.initialWindow, undefined, { type: 'jpeg', quality: 10 });
