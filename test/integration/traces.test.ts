@@ -237,6 +237,45 @@ test('a gateway restarted keeps its history', async () => {
   }
 });
 
+test('a trace past its size limit goes on without pictures; a history that cannot be written drops the entry: counted, logged, and no command fails', async () => {
+  const history = join(dir, 'failing-history');
+  const small = await startGateway([], { historyDirectory: history, config: { trace: { maxBytes: 1 } } });
+  try {
+    const metric = async (line: RegExp) => line.exec(await (await fetch(`${small.url}/metrics`)).text())?.[1];
+    // Past trace.maxBytes: every command still answers, the steps are kept, the pictures are not.
+    const big = await small.client.newSession({ 'wdgate:options': { trace: 'on', name: 'over its size' } });
+    await big.navigate(pages.page('<button id="b" onclick="this.textContent = \'done\'">go</button>', 'big'));
+    await big.post(`/element/${await big.find('#b')}/click`);
+    assert.equal(await big.get(`/element/${await big.find('#b')}/text`), 'done');
+    await big.end();
+    await ended(small.client, big.id);
+    const { index, files } = await traceOf(small.client, big.id);
+    assert.deepEqual(index.steps.filter((x: any) => x.name === 'navigateTo' || x.name === 'elementClick').map((x: any) => [x.name, x.screenshot, x.snapshot]), [
+      ['navigateTo', undefined, undefined],
+      ['elementClick', undefined, undefined],
+    ]);
+    assert.match(index.steps.find((x: any) => x.name === 'elementClick').captureError, /size limit/);
+    assert.equal(Object.keys(files).filter((name) => name.startsWith('screenshots/') || name.startsWith('snapshots/')).length, 0);
+    assert.equal(await metric(/^wdgate_trace_captures_dropped_total\{reason="size limit"\} (\d+)/m), '1');
+    // The history's directory gone (a disk that fails): Delete Session still answers, the entry is dropped, counted and logged.
+    const lost = await small.client.newSession({ 'wdgate:options': { trace: 'on', name: 'not written' } });
+    await lost.navigate(pages.page('<p>lost</p>'));
+    rmSync(history, { recursive: true, force: true });
+    writeFileSync(history, 'not a directory');
+    await lost.end();
+    await eventually(async () => (await metric(/^wdgate_traces_dropped_total\{reason="write failed"\} (\d+)/m)) === '1', 'the failed write was not counted');
+    assert.match(small.output(), new RegExp(`history entry not written.*${lost.id}|${lost.id}.*history entry not written`));
+    assert.equal((await small.client.raw('GET', `/wdgate/sessions/${lost.id}`)).status, 404);
+    // And the gateway goes on serving.
+    const next = await small.client.newSession({});
+    assert.equal(await next.get('/title'), '');
+    await next.end();
+  } finally {
+    await small.stop();
+    rmSync(history, { recursive: true, force: true });
+  }
+});
+
 test('Firefox (native) and a pass-through session (chromedriver) are traced: Firefox with captures, the pass-through with commands and results', async () => {
   const other = await startGateway([], { historyDirectory: join(dir, 'engines-history') });
   try {
