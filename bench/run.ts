@@ -3,8 +3,10 @@
 // one run, same window size: cold and warm New Session, Delete
 // Session, single commands, then 10 sessions at once (throughput, and the memory of every process
 // each side started, as PSS); the cheapest reads again on a settled page, two servers in turn.
-// Prints a markdown table and writes it to bench/results.md.
+// Prints a markdown table and writes it to bench/results.md. Tracing (./trace.ts) runs on a
+// gateway of its own; `--only tracing` runs that part alone and prints it (results.md untouched).
 // Usage: npm run bench [-- --iterations 30 --settled 200 --concurrent 10]
+//        npm run bench -- --only tracing [--sessions 8,32 --rounds 3 --seconds 10 --trace-mode retain-on-failure --cpu-prof DIR]
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -15,12 +17,23 @@ import { startGateway, type TestGateway } from '../test/helpers/gateway.ts';
 import { Client } from '../test/helpers/client.ts';
 import { startPageServer } from '../test/helpers/pages.ts';
 import { measureBidi, measureFirefoxDirect } from './bidi.ts';
-import { measureTracing, tracingTable } from './trace.ts';
+import { tracingSection, type TracingOptions } from './trace.ts';
 import { WINDOW, commandMix, inTurn, median, newSession, recorder, settledInTurn, time, type Samples } from './measure.ts';
 
 const { values } = parseArgs({
-  options: { iterations: { type: 'string', default: '30' }, settled: { type: 'string', default: '200' }, concurrent: { type: 'string', default: '10' } },
+  options: {
+    iterations: { type: 'string', default: '30' },
+    settled: { type: 'string', default: '200' },
+    concurrent: { type: 'string', default: '10' },
+    only: { type: 'string' },
+    sessions: { type: 'string', default: '8,32' },
+    rounds: { type: 'string', default: '3' },
+    seconds: { type: 'string', default: '10' },
+    'trace-mode': { type: 'string', default: 'retain-on-failure' },
+    'cpu-prof': { type: 'string' },
+  },
 });
+if (values.only !== undefined && values.only !== 'tracing') throw new Error(`--only: only "tracing" can run alone (got ${values.only})`);
 const ITERATIONS = Number(values.iterations);
 /** Rounds of each read on a settled page, per pair of servers. */
 const SETTLED_ROUNDS = Number(values.settled);
@@ -175,11 +188,29 @@ async function measure(server: Server, caps: object, pageUrl: string, cold?: Ser
   }
 }
 
+const TRACING: TracingOptions = {
+  iterations: ITERATIONS,
+  mode: values['trace-mode']!,
+  sessions: values.sessions!.split(',').map(Number),
+  rounds: Number(values.rounds),
+  seconds: Number(values.seconds),
+  cpuProf: values['cpu-prof'],
+  log: (line) => console.error(line),
+};
+
 const pages = await startPageServer();
 const pageUrl = pages.page(
   `<input id="name" value="x"><button id="go" onclick="this.textContent = Date.now()">go</button><ul>${'<li>item</li>'.repeat(20)}</ul>`,
   'bench',
 );
+if (values.only === 'tracing') {
+  try {
+    console.log(`\n${(await tracingSection(pageUrl, TRACING)).join('\n')}\n`);
+  } finally {
+    await pages.close();
+  }
+  process.exit(0);
+}
 // A gateway with nothing warm and a browser per session measures wdgate's cold New Session (for
 // native, and for Playwright). The Playwright backend's gateway routes plain capabilities to it,
 // so its default key is warm as the native one is. The relay, with nothing warm, measures the
@@ -253,7 +284,7 @@ try {
     const [plain, through, n, q] = [samples, relayedSettled.get(name)!, nativeSettled.get(name)!, playwrightSettled.get(name)!].map(median) as [number, number, number, number];
     lines.push(`| ${name} | ${plain.toFixed(2)} | ${through.toFixed(2)} | ${(through - plain).toFixed(2)} ms (${(((through - plain) / plain) * 100).toFixed(1)} %) | ${n.toFixed(2)} | ${q.toFixed(2)} | ${(q / n).toFixed(2)} |`);
   }
-  lines.push(...tracingTable(await measureTracing(gateway.client, WDGATE_CAPS, pageUrl, ITERATIONS, gateway.ready), ITERATIONS));
+  lines.push(...(await tracingSection(pageUrl, TRACING)));
   // BiDi: each side's New Session with webSocketUrl is a browser of its own (wdgate: the mapper
   // needs the whole browser; chromedriver: its mapper tab), so it is a launch on both.
   const bidiSessions = 3;

@@ -34,6 +34,8 @@ export interface StartOptions {
    * (a test never writes into the user's cache).
    */
   historyDirectory?: string;
+  /** Options for node itself, before the script (the benchmark's `--cpu-prof`). */
+  nodeArgs?: string[];
 }
 
 export async function startGateway(args: string[] = [], options: StartOptions = {}): Promise<TestGateway> {
@@ -46,7 +48,7 @@ export async function startGateway(args: string[] = [], options: StartOptions = 
     writeFileSync(join(configDir, 'config.json'), JSON.stringify(options.config));
     base.push('--config', join(configDir, 'config.json'));
   }
-  const child = spawn(process.execPath, [...base, ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...base, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: options.env ?? process.env,
   });
