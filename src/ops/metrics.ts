@@ -64,7 +64,7 @@ export class Metrics {
     });
     this.traceCapturesDropped = new client.Counter({
       name: 'wdgate_trace_captures_dropped_total',
-      help: "Screenshots and DOM snapshots a trace went without: the capture failed, or the trace reached its size limit",
+      help: "Screenshots and DOM snapshots a trace went without: the capture failed, the trace reached its size limit, or (a picture no failure needed) the machine was busy",
       labelNames: ['reason'],
       registers,
     });

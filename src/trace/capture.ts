@@ -1,17 +1,20 @@
 // What the recorder takes from a session's browser after a step: the DOM snapshot of the current
-// window (./page/snapshot.js, frames of other origins snapshotted in their own browsing context)
-// and, where the engine has no screencast, a screenshot. Only primitives every driven backend
-// has: callFunction, contentFrameId, screenshot.
+// window (./page/snapshot.js, installed once per document as a library that also knows whether
+// the page changed since its last snapshot; frames of other origins snapshotted in their own
+// browsing context) and a JPEG screenshot. Only primitives every driven backend has:
+// callFunction (with a library), contentFrameId, screenshot.
 import { readFileSync } from 'node:fs';
 import { transformSync } from 'esbuild';
 import type { BrowsingContext, DrivenBrowser } from '../../backends/backend.ts';
 
-/** The snapshot function, minified once. */
-const SNAPSHOT = (() => {
+/** The trace's page library, minified once: an expression whose value is the library object. */
+const LIBRARY = (() => {
   const source = readFileSync(new URL('./page/snapshot.js', import.meta.url), 'utf8');
-  const { code } = transformSync(`var wdgateSnapshot = ${source.slice(source.indexOf('function wdgateSnapshot'))}`, { minify: true, target: 'es2022', legalComments: 'none' });
-  return code.trim().replace(/^var \w+=/, '').replace(/;$/, '');
+  const { code } = transformSync(`var wdgateTraceLibrary = ${source.slice(source.indexOf('function wdgateTraceLibrary'))}`, { minify: true, target: 'es2022', legalComments: 'none' });
+  return `(${code.trim().replace(/^var \w+=/, '').replace(/;$/, '')})()`;
 })();
+const SNAPSHOT = 'function (options) { return this.snapshot(options); }';
+const CHANGED_SINCE = 'function (since) { return this.changedSince(since); }';
 
 /** The frame element with this index among the document's frames (for contentFrameId). */
 const FRAME_AT = 'function (i) { return document.querySelectorAll("iframe, frame")[i] || null; }';
@@ -20,6 +23,12 @@ const FRAME_AT = 'function (i) { return document.querySelectorAll("iframe, frame
 const MAX_FOREIGN_FRAMES = 8;
 const MAX_DEPTH = 3;
 
+/** A document's snapshot as the page's library counts them: which document, which of its snapshots. */
+export interface PageVersion {
+  id: string;
+  version: number;
+}
+
 export interface DomSnapshot {
   html: string;
   url: string;
@@ -27,19 +36,36 @@ export interface DomSnapshot {
   /** Values of password fields seen: scrubbed from the whole trace, never written. */
   secrets: string[];
   truncated: boolean;
+  at: PageVersion;
 }
 
-interface PageSnapshot extends DomSnapshot {
+interface PageSnapshot extends Omit<DomSnapshot, 'at'>, PageVersion {
   foreign: number[];
 }
 
-/** The window's document as a snapshot, its frames' documents inlined. */
-export async function snapshotDocument(browser: DrivenBrowser, window: string, maxBytes: number): Promise<DomSnapshot> {
-  return snapshotContext(browser, { window, frames: [] }, maxBytes, 0);
+/**
+ * The window's document as a snapshot, its frames' documents inlined; or `unchanged` when
+ * `since` is this document's last snapshot and nothing changed since (`full`: take it anyway).
+ */
+export async function snapshotDocument(browser: DrivenBrowser, window: string, maxBytes: number, since?: PageVersion, full = false): Promise<DomSnapshot | { unchanged: true }> {
+  const context = { window, frames: [] };
+  const page = (await browser.callFunction(context, SNAPSHOT, [{ maxBytes, since, full }], { library: LIBRARY })) as PageSnapshot | { unchanged: true };
+  if ('unchanged' in page) return { unchanged: true };
+  return inlineFrames(browser, context, page, maxBytes, 0);
+}
+
+/** Whether the window's document may have changed since its snapshot `since`. Never throws (then: changed). */
+export async function changedSince(browser: DrivenBrowser, window: string, since: PageVersion): Promise<boolean> {
+  return (await browser.callFunction({ window, frames: [] }, CHANGED_SINCE, [since], { library: LIBRARY }).catch(() => true)) !== false;
 }
 
 async function snapshotContext(browser: DrivenBrowser, context: BrowsingContext, maxBytes: number, depth: number): Promise<DomSnapshot> {
-  const page = (await browser.callFunction(context, SNAPSHOT, [{ maxBytes }])) as PageSnapshot;
+  const page = (await browser.callFunction(context, SNAPSHOT, [{ maxBytes }], { library: LIBRARY })) as PageSnapshot;
+  return inlineFrames(browser, context, page, maxBytes, depth);
+}
+
+/** Other origins' frames of the document, each snapshotted in its own browsing context, inlined as srcdoc. */
+async function inlineFrames(browser: DrivenBrowser, context: BrowsingContext, page: PageSnapshot, maxBytes: number, depth: number): Promise<DomSnapshot> {
   let { html } = page;
   const secrets = [...page.secrets];
   if (depth < MAX_DEPTH) {
@@ -52,10 +78,15 @@ async function snapshotContext(browser: DrivenBrowser, context: BrowsingContext,
       html = html.replace(`srcdoc="wdgate-frame-${index}"`, inner ? `srcdoc="${escapeAttribute(inner.html)}"` : '');
     }
   }
-  return { html, url: page.url, title: page.title, secrets, truncated: page.truncated };
+  return { html, url: page.url, title: page.title, secrets, truncated: page.truncated, at: { id: page.id, version: page.version } };
 }
 
 const escapeAttribute = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+
+/** The window's viewport as a JPEG (what the trace shows of the page). */
+export async function takePicture(browser: DrivenBrowser, window: string): Promise<Buffer> {
+  return Buffer.from(await browser.screenshot(window, undefined, { type: 'jpeg', quality: 50 }), 'base64');
+}
 
 /** Whether the focused element (through shadow roots) of the context's document is a password field. */
 export const FOCUSED_PASSWORD = `function () {

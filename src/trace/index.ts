@@ -105,8 +105,10 @@ export class History {
             maxBytes: this.trace.maxBytes,
             maxSnapshotBytes: this.trace.maxSnapshotBytes,
             dropped: (reason) => this.#host.counted.captureDropped(reason),
+            // The result rule's "failed" so far (a crash aside): the last capture then has its picture.
+            kept: () => mode === 'on' || (history.reported ? history.reported.result === 'failed' : history.lastFailure !== undefined),
           });
-    const history = new SessionHistory(facts, labels, mode, recorder);
+    const history: SessionHistory = new SessionHistory(facts, labels, mode, recorder);
     session.history = history;
     if (recorder && session.kind === 'driven') {
       await recorder.watch(session);

@@ -1,17 +1,31 @@
 // The recorder of one traced session: every step (classic command, BiDi message, forwarded
 // request, the client's markers), and for a driven session what its browser showed after each
-// step that can change the page — the DOM snapshot and the screenshot, taken when the page had
-// settled: right before the session's next command runs (or when the session ends), so the client
-// never waits for a capture of its own command. On Chromium the screenshot is the screencast's
-// first frame drawn after that moment, which costs no round trip; elsewhere a JPEG capture.
+// step that can change the page, taken once the page had settled — when the session's next
+// command begins (or when the session ends):
+//
+// - The DOM snapshot, always. The page's library (./page/snapshot.js) knows whether the document
+//   changed since the last one: an unchanged page costs one short call and shares the files. A
+//   next command that only reads (find, get text …) runs beside it; one that may change the page
+//   waits for it (a few ms), so a snapshot never shows the next step's page.
+// - A picture (JPEG screenshot, the expensive part: 15–20 ms of the browser's CPU): always for a
+//   failed command (at most one a second while the page keeps changing) and when the session
+//   ends with a trace that is kept; for other steps only when the machine has room
+//   (./pressure.ts) and the next command only reads, never waited for, and kept only if the page
+//   did not change while it was taken. A later picture of the same unchanged page is also the
+//   picture of the steps before it that went without one (the click before a failed find shows
+//   the failure's picture). A step left without one says why (`noScreenshot`).
+//
 // Console messages, page errors and requests come from the backend's listeners. Everything stays
-// in memory, within a byte budget, until the trace is written (./trace-file.ts).
+// in memory, within a byte budget, until the trace is written (./trace-file.ts). Issue 33's
+// before/action/after views fit here: "before" is the last capture when the page has not changed
+// since (the library answers that for the cost of a call), and a filmstrip is the pictures by time.
 import { createHash } from 'node:crypto';
 import { UserPromptOpenedError, type ConsoleEntry, type NetworkEntry, type PageError } from '../../backends/backend.ts';
 import type { Session } from '../webdriver/session.ts';
 import { callAtom } from '../webdriver/page/index.ts';
-import { FOCUSED_PASSWORD, snapshotDocument } from './capture.ts';
+import { changedSince, FOCUSED_PASSWORD, snapshotDocument, takePicture, type PageVersion } from './capture.ts';
 import type { HarPage } from './har.ts';
+import { pictureGate, type PictureGate } from './pressure.ts';
 import type { Redactor } from './redact.ts';
 
 export interface TraceStep {
@@ -30,6 +44,8 @@ export interface TraceStep {
   snapshot?: string;
   /** Why no screenshot or snapshot was taken after a step that would have had one. */
   captureError?: string;
+  /** Why a step with a snapshot has no picture of its own (the snapshot shows the page). */
+  noScreenshot?: string;
   text?: string;
 }
 
@@ -52,15 +68,10 @@ export const PAGE_CHANGING = new Set([
   'acceptAlert', 'dismissAlert', 'sendAlertText',
 ]);
 
-/** How long a step waits for the screencast's next frame (a page that does not change draws none). */
-const FRAME_GRACE_MS = 400;
-/**
- * A trace's screencast: smaller and coarser than a recording's, since every frame the page draws
- * is encoded and carried while it runs (at 960×720, quality 60, the bench's mix ran 1.55× slower
- * traced; at this size 1.28×). Every frame, not one in n (1.17×): a change drawn in one frame must
- * not be missed.
- */
-const TRACE_SCREENCAST = { maxWidth: 640, maxHeight: 480, quality: 50, everyNthFrame: 1 };
+/** Scripts may change what no event reports (a value set by script): their pages are snapshotted whole. */
+const SCRIPTS = new Set(['executeScript', 'executeAsyncScript']);
+/** A failed command's picture is taken at most this often while the page keeps changing (a client polling for an element). */
+const FAILURE_PICTURE_MS = 1000;
 /** A capture that takes longer is given up (the trace goes without it; the command goes on). */
 const CAPTURE_BOUND_MS = 5000;
 const MAX_CONSOLE = 10_000;
@@ -73,13 +84,29 @@ export interface RecorderOptions {
   /** Most bytes of one DOM snapshot. */
   maxSnapshotBytes: number;
   /** A capture failed or was left out (counted in /metrics). */
-  dropped(reason: 'capture failed' | 'size limit'): void;
+  dropped(reason: 'capture failed' | 'size limit' | 'machine busy'): void;
+  /** Whether the trace would be kept if the session ended now ("on", or failing): the last capture has a picture then. */
+  kept?(): boolean;
+  /** Whether the machine has room for a picture no failure needs (tests give their own). */
+  gate?: PictureGate;
 }
 
-interface Frame {
-  at: number;
-  data: string;
+/** What the page showed at one capture, shared by the steps after which it did not change. */
+interface PageState {
+  window: string;
+  at: PageVersion;
+  url: string;
+  title: string;
+  snapshot: string | undefined;
+  picture: string | undefined;
+  /** A picture of it being taken. */
+  taking: Promise<void> | undefined;
+  /** The steps that showed it. */
+  steps: TraceStep[];
 }
+
+/** The capture of a step: how the session's next command goes on beside it. */
+type Next = 'reads' | 'changes' | 'ends';
 
 export class Recorder {
   readonly steps: TraceStep[] = [];
@@ -95,14 +122,15 @@ export class Recorder {
   #overBudget = false;
   /** The last page-changing step, waiting for its capture. */
   #pending: TraceStep | undefined;
+  /** What the next command that may change the page waits for: the running capture's snapshot (and a failure's picture). */
+  #blocking: Promise<void> | undefined;
+  /** Every capture still running, pictures included (the session's end waits for them). */
+  readonly #running = new Set<Promise<void>>();
+  /** The page as last captured. */
+  #state: PageState | undefined;
+  #lastPictureAt = 0;
   /** What the step being run asked to hide (its typed text went into a password field). */
   #hideTyped = false;
-  #screencast: { window: string; stop: () => Promise<void> } | undefined;
-  /** Screencast frames, oldest first: the newest, and those a waiting step may still need. */
-  #frames: Frame[] = [];
-  #awaiting: { step: TraceStep; after: number; timer: NodeJS.Timeout } | undefined;
-  /** When the last capture began: frames drawn since are kept for it. */
-  #lastCapture = 0;
   #ended = false;
 
   constructor(options: RecorderOptions) {
@@ -110,7 +138,7 @@ export class Recorder {
     this.redactor = options.redactor;
   }
 
-  /** A driven session's browser: its console, page errors, requests (and, where there is one, its screencast) from now on. */
+  /** A driven session's browser: its console, page errors and requests from now on. */
   async watch(session: Session): Promise<void> {
     const { browser } = session;
     browser.onConsoleMessage?.((entry: ConsoleEntry) => {
@@ -138,11 +166,16 @@ export class Recorder {
   }
 
   /**
-   * Right before a command of the session runs (in its queue): the previous step's capture, and
-   * whether this command's typed text must be hidden (it types into a password field).
+   * Right before a command of the session runs (in its queue): the previous step's capture
+   * begins (a command that may change the page waits for its snapshot), and whether this
+   * command's typed text must be hidden (it types into a password field).
    */
   async beforeCommand(session: Session, command: string, urlParams: Record<string, string>, params: unknown): Promise<void> {
-    if (this.#pending) await this.capture(session);
+    // Delete Session: the last capture is the session's end's (finish).
+    if (command === 'deleteSession') return;
+    const changes = PAGE_CHANGING.has(command);
+    if (this.#pending) this.#begin(session, changes ? 'changes' : 'reads');
+    if (changes) await this.#blocking;
     if (command === 'elementSendKeys' || command === 'performActions') this.#hideTyped = await typesIntoPassword(session, command, urlParams.elementId).catch(() => false);
     if (this.#hideTyped && command === 'elementSendKeys') {
       const text = (params as { text?: unknown }).text;
@@ -150,97 +183,134 @@ export class Recorder {
     }
   }
 
-  /** Capture what the browser shows now for the step waiting for it. Never throws. */
+  /** Capture what the browser shows now for the step waiting for it, pictures included. Never throws. */
   async capture(session: Session): Promise<void> {
-    const step = this.#pending;
+    if (this.#pending) this.#begin(session, 'ends');
+    await this.#settled();
+  }
+
+  /** The session is ending (its browser still there): the last capture, and every capture still running. */
+  async finish(session: Session | undefined): Promise<void> {
+    // A trace that will not be kept needs no last look.
+    if (session && this.#pending && this.#options.kept?.() !== false) await this.capture(session);
+    await this.#settled();
+    this.#ended = true;
+  }
+
+  async #settled(): Promise<void> {
+    while (this.#running.size) await Promise.all(this.#running);
+  }
+
+  // ── Captures ───────────────────────────────────────────────────────────────────────────────
+
+  /** The pending step's capture begins: its snapshot, then its picture as the rules above say. */
+  #begin(session: Session, next: Next): void {
+    const step = this.#pending!;
     this.#pending = undefined;
     const window = session.currentWindow;
     // (An ended session's browser is still there while its finishers run: the last capture.)
-    if (!step || window === null) return;
+    if (window === null) return;
     if (this.#overBudget) {
       step.captureError = 'the trace reached its size limit (trace.maxBytes)';
       return;
     }
+    let pictured: Promise<void> = Promise.resolve();
+    const blocking = (async () => {
+      const state = await this.#snapshot(session, window, step);
+      if (!state) return;
+      pictured = this.#picture(session, state, step, next);
+      // A failure's picture (and the last one) is waited for: it must show this page.
+      if (step.error !== undefined || next === 'ends') await pictured;
+    })();
+    this.#blocking = blocking;
+    const all = blocking.then(() => pictured);
+    this.#running.add(all);
+    void all.finally(() => this.#running.delete(all));
+  }
+
+  /** The step's DOM snapshot, or the last one when the page did not change: the page state it shows. */
+  async #snapshot(session: Session, window: string, step: TraceStep): Promise<PageState | undefined> {
     const { browser } = session;
-    const at = Date.now();
-    this.#lastCapture = at;
     try {
-      const snapshot = await bounded(snapshotDocument(browser, window, this.#options.maxSnapshotBytes));
-      for (const secret of snapshot.secrets) this.redactor.addSecret(secret);
-      step.url = snapshot.url;
-      step.title = snapshot.title;
-      step.window = window;
-      step.snapshot = this.#keep('snapshots', step.n, 'html', snapshot.html);
-      if (step.name === 'navigateTo' || step.name === 'back' || step.name === 'forward' || step.name === 'refresh' || this.pages.length === 0) {
-        this.pages.push({ id: `page_${step.n}`, startedAt: step.startedAt, title: snapshot.title || snapshot.url });
+      const last = this.#state?.window === window ? this.#state : undefined;
+      const taken = await bounded(snapshotDocument(browser, window, this.#options.maxSnapshotBytes, last?.at, SCRIPTS.has(step.name)));
+      let state: PageState;
+      if ('unchanged' in taken) {
+        state = last!;
+      } else {
+        for (const secret of taken.secrets) this.redactor.addSecret(secret);
+        const snapshot = this.#keep('snapshots', step.n, 'html', taken.html);
+        if (last && snapshot !== undefined && snapshot === last.snapshot && taken.url === last.url) {
+          // Taken whole (after a script) and found the same: the same page.
+          state = last;
+          state.at = taken.at;
+        } else {
+          state = { window, at: taken.at, url: taken.url, title: taken.title, snapshot, picture: undefined, taking: undefined, steps: [] };
+          this.#state = state;
+        }
       }
-      if (browser.screencast) await this.#frameFor(session, window, step, at);
-      else step.screenshot = this.#keep('screenshots', step.n, 'jpg', Buffer.from(await bounded(browser.screenshot(window, undefined, { type: 'jpeg', quality: 60 })), 'base64'));
+      state.steps.push(step);
+      step.url = state.url;
+      step.title = state.title;
+      step.window = window;
+      step.snapshot = state.snapshot;
+      if (state.picture) step.screenshot = state.picture;
+      if (step.name === 'navigateTo' || step.name === 'back' || step.name === 'forward' || step.name === 'refresh' || this.pages.length === 0) {
+        this.pages.push({ id: `page_${step.n}`, startedAt: step.startedAt, title: state.title || state.url });
+      }
+      return state;
     } catch (e) {
       step.captureError = e instanceof UserPromptOpenedError ? 'a user prompt was open' : `the capture failed: ${(e as Error).message}`.slice(0, 300);
       this.#options.dropped('capture failed');
+      return undefined;
     }
   }
 
-  /** The session is ending (its browser still there): the last capture, then the screencast stops. */
-  async finish(session: Session | undefined): Promise<void> {
-    if (session && this.#pending) await this.capture(session).catch(() => {});
-    this.#ended = true;
-    if (this.#awaiting) this.#bindAwaiting();
-    await this.#screencast?.stop().catch(() => {});
-    this.#screencast = undefined;
-  }
-
-  // ── Screencast frames ──────────────────────────────────────────────────────────────────────
-  // The page as it was when the capture began is drawn in the first frame after that moment:
-  // a step takes that frame once it comes. A page that does not change draws none: after a
-  // grace period the step takes the newest frame there is. (Commands come faster than frames, so
-  // waiting for one in the command path would cost every page-changing command a frame.)
-
-  async #frameFor(session: Session, window: string, step: TraceStep, at: number): Promise<void> {
-    if (this.#screencast?.window !== window) await this.#startScreencast(session, window);
-    if (this.#awaiting) this.#bindAwaiting();
-    // A frame drawn since may have come while the snapshot was taken.
-    const drawn = this.#frames.find((frame) => frame.at >= at);
-    if (drawn) {
-      step.screenshot = this.#frameFile(step, drawn);
-      this.#frames = this.#frames.slice(-1);
-      return;
+  /** The state's picture, if it has none yet and the rules let it be taken now. Never throws. */
+  async #picture(session: Session, state: PageState, step: TraceStep, next: Next): Promise<void> {
+    if (state.taking) await state.taking;
+    if (state.picture || this.#overBudget) return;
+    const needed = next === 'ends' || (step.error !== undefined && Date.now() - this.#lastPictureAt >= FAILURE_PICTURE_MS);
+    if (!needed) {
+      if (next === 'changes') {
+        step.noScreenshot = 'the next command followed at once';
+        return;
+      }
+      const release = (this.#options.gate ?? pictureGate).acquire();
+      if (!release) {
+        step.noScreenshot = 'the machine was busy';
+        this.#options.dropped('machine busy');
+        return;
+      }
+      state.taking = this.#take(session, state, step, true).finally(release);
+    } else {
+      state.taking = this.#take(session, state, step, false);
     }
-    const timer = setTimeout(() => this.#bindAwaiting(), FRAME_GRACE_MS);
-    timer.unref();
-    this.#awaiting = { step, after: at, timer };
+    await state.taking;
+    state.taking = undefined;
   }
 
-  async #startScreencast(session: Session, window: string): Promise<void> {
-    await this.#screencast?.stop().catch(() => {});
-    this.#frames = [];
-    const stop = await session.browser.screencast!(window, (data, timestamp) => this.#frame(data, timestamp ?? Date.now()), TRACE_SCREENCAST);
-    this.#screencast = { window, stop };
-  }
-
-  #frame(data: string, at: number): void {
-    if (this.#ended) return;
-    const newest = this.#frames.at(-1);
-    if (newest && at < newest.at) return; // an older picture arriving late
-    // Kept: the newest, and any drawn since the last capture began (a step may want the first of them).
-    this.#frames = [...this.#frames.filter((frame, i, all) => frame.at >= this.#lastCapture || i === all.length - 1), { at, data }].slice(-8);
-    if (this.#awaiting && at >= this.#awaiting.after) this.#bindAwaiting();
-  }
-
-  /** The waiting step takes the first frame drawn after its capture began, or else the newest. */
-  #bindAwaiting(): void {
-    const awaiting = this.#awaiting;
-    if (!awaiting) return;
-    this.#awaiting = undefined;
-    clearTimeout(awaiting.timer);
-    const frame = this.#frames.find((f) => f.at >= awaiting.after) ?? this.#frames.at(-1);
-    if (frame) awaiting.step.screenshot = this.#frameFile(awaiting.step, frame);
-    this.#frames = this.#frames.slice(-1);
-  }
-
-  #frameFile(step: TraceStep, frame: Frame): string | undefined {
-    return this.#keep('screenshots', step.n, 'jpg', Buffer.from(frame.data, 'base64'));
+  /** Take the picture; `check`: keep it only if the page did not change meanwhile (nothing waited for it). */
+  async #take(session: Session, state: PageState, step: TraceStep, check: boolean): Promise<void> {
+    try {
+      this.#lastPictureAt = Date.now();
+      const jpeg = await bounded(takePicture(session.browser, state.window));
+      if (check && (await changedSince(session.browser, state.window, state.at))) {
+        step.noScreenshot = 'the page changed while its picture was taken';
+        return;
+      }
+      const name = this.#keep('screenshots', step.n, 'jpg', jpeg);
+      if (!name) return;
+      state.picture = name;
+      // Every step that showed this page shows this picture.
+      for (const s of state.steps) {
+        s.screenshot = name;
+        delete s.noScreenshot;
+      }
+    } catch (e) {
+      step.noScreenshot = e instanceof UserPromptOpenedError ? 'a user prompt was open' : `the picture failed: ${(e as Error).message}`.slice(0, 300);
+      this.#options.dropped('capture failed');
+    }
   }
 
   // ── Files ──────────────────────────────────────────────────────────────────────────────────

@@ -1,190 +1,253 @@
-// The DOM snapshot of one document, run in the page (a function declaration; ../capture.ts loads
-// it). The document is written out as HTML that shows the page as it is now, with nothing that
-// could run or fetch: scripts, event handler attributes, <base>, refresh and javascript: URLs
-// go; every style sheet the page has (link, style, CSSOM-inserted rules, adopted sheets) is
+// The trace's page code, installed once per document as a library (the backend keeps it and binds
+// it to each call: ../capture.ts). It knows whether the document may look different since its
+// last snapshot: a MutationObserver (on the document and every open shadow root the last snapshot
+// walked) that disconnects at the first change, and input, change, scroll, toggle and load events
+// — so a page that did not change costs no serialization and no transfer, and the gateway reuses
+// the previous snapshot (and picture). A document with frames or canvases is taken whole each
+// time (their changes are not observed), and so is one whose URL, viewport or scroll moved.
+//
+// The snapshot writes the document out as HTML that shows the page as it is now, with nothing
+// that could run or fetch: scripts, event handler attributes, <base>, refresh and javascript:
+// URLs go; every style sheet the page has (link, style, CSSOM-inserted rules, adopted sheets) is
 // inlined as <style>; form state (values, checked, selected) becomes markup; open shadow roots
 // become declarative shadow DOM; same-origin frames are inlined as srcdoc, and other frames are
 // left as placeholders the gateway fills with their own snapshot. Values of password fields are
 // never written: they are answered separately, so the gateway can also scrub them from the rest of
 // the trace.
-function wdgateSnapshot(options) {
+function wdgateTraceLibrary() {
   'use strict';
-  const maxBytes = (options && options.maxBytes) || 4 * 1024 * 1024;
-  const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
-  const DROP = new Set(['script', 'noscript', 'base', 'object', 'embed', 'applet', 'portal']);
-  const CSP = "default-src 'none'; img-src data:; media-src data:; font-src data:; style-src 'unsafe-inline'";
-  const MASK = '\u2022\u2022\u2022\u2022\u2022\u2022\u2022\u2022';
-  const secrets = [];
-  const foreign = [];
-  let bytes = 0;
-  let truncated = false;
-
-  const escapeText = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\u00a0/g, '&nbsp;');
-  const escapeAttr = (s) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/\u00a0/g, '&nbsp;');
-
-  function sheetText(sheet) {
-    try {
-      let text = '';
-      for (const rule of sheet.cssRules) text += rule.cssText + '\n';
-      return text;
-    } catch {
-      return null; // a cross-origin sheet cannot be read
-    }
-  }
-
-  function adoptedStyles(root) {
-    let out = '';
-    for (const sheet of root.adoptedStyleSheets || []) {
-      const text = sheetText(sheet);
-      if (text) out += '<style>' + escapeStyle(text) + '</style>';
-    }
-    return out;
-  }
-
-  // Text inside <style> is raw: only a closing tag could end it early.
-  const escapeStyle = (s) => s.replace(/<\/style/gi, '<\\/style');
-
-  function isPassword(el) {
-    return el.localName === 'input' && (el.getAttribute('type') || '').toLowerCase() === 'password';
-  }
-
-  function attributes(el) {
-    let out = '';
-    const tag = el.localName;
-    for (const attr of el.attributes) {
-      const name = attr.name;
-      let value = attr.value;
-      if (/^on/i.test(name)) continue;
-      if (/^(href|src|action|formaction|xlink:href|data)$/i.test(name) && /^\s*javascript:/i.test(value)) continue;
-      if (tag === 'input' && (name === 'value' || name === 'checked')) continue; // written from the state below
-      if ((tag === 'option' && name === 'selected') || (tag === 'iframe' && (name === 'src' || name === 'srcdoc'))) continue;
-      if (name === 'nonce' || name === 'integrity') continue;
-      out += ' ' + name + '="' + escapeAttr(value) + '"';
-    }
-    if (tag === 'input') {
-      const type = (el.getAttribute('type') || '').toLowerCase();
-      if (type === 'checkbox' || type === 'radio') {
-        if (el.checked) out += ' checked';
-        if (el.getAttribute('value') !== null) out += ' value="' + escapeAttr(el.getAttribute('value')) + '"';
-      } else if (type !== 'file') {
-        const value = el.value;
-        if (isPassword(el)) {
-          if (value) secrets.push(value);
-          if (value) out += ' value="' + MASK + '"';
-        } else if (value) out += ' value="' + escapeAttr(value) + '"';
-      }
-    }
-    if (tag === 'option' && el.selected) out += ' selected';
-    if (tag === 'img' && !el.hasAttribute('width') && !el.hasAttribute('height')) {
-      // The picture is not fetched in the viewer: its box keeps the page's layout.
-      const r = el.getBoundingClientRect();
-      if (r.width && r.height) out += ' width="' + Math.round(r.width) + '" height="' + Math.round(r.height) + '"';
-    }
-    if (el.scrollTop || el.scrollLeft) out += ' data-wdgate-scroll="' + el.scrollLeft + ',' + el.scrollTop + '"';
-    return out;
-  }
-
-  function frame(el, depth) {
-    let doc = null;
-    try {
-      doc = el.contentDocument;
-    } catch {
-      doc = null;
-    }
-    const base = '<iframe' + attributes(el);
-    if (doc && doc.documentElement && depth < 4) return base + ' srcdoc="' + escapeAttr(documentHtml(doc, depth + 1)) + '"></iframe>';
-    // Another origin's document: the gateway snapshots it in its own browsing context.
-    const index = [...el.ownerDocument.querySelectorAll('iframe, frame')].indexOf(el);
-    if (el.ownerDocument === document && index >= 0) {
-      foreign.push(index);
-      return base + ' srcdoc="wdgate-frame-' + index + '"></iframe>';
-    }
-    return base + '></iframe>';
-  }
-
-  function node(n, depth) {
-    if (truncated) return '';
-    let out;
-    switch (n.nodeType) {
-      case Node.TEXT_NODE: {
-        const parent = n.parentNode && n.parentNode.localName;
-        out = parent === 'style' ? escapeStyle(n.data) : escapeText(n.data);
-        break;
-      }
-      case Node.COMMENT_NODE:
-        return '';
-      case Node.ELEMENT_NODE:
-        out = element(n, depth);
-        break;
-      default:
-        return '';
-    }
-    bytes += out.length;
-    if (bytes > maxBytes) {
-      truncated = true;
-      return '';
-    }
-    return out;
-  }
-
-  function children(parent, depth) {
-    let out = '';
-    for (let c = parent.firstChild; c; c = c.nextSibling) out += node(c, depth);
-    return out;
-  }
-
-  function element(el, depth) {
-    const tag = el.localName;
-    if (DROP.has(tag)) return '';
-    if (tag === 'meta' && /refresh|content-security-policy/i.test(el.getAttribute('http-equiv') || '')) return '';
-    if (tag === 'link') {
-      if (!/stylesheet/i.test(el.rel) || !el.sheet) return '';
-      const text = sheetText(el.sheet);
-      return text ? '<style' + (el.media ? ' media="' + escapeAttr(el.media) + '"' : '') + '>' + escapeStyle(text) + '</style>' : '';
-    }
-    if (tag === 'style') {
-      const text = el.sheet ? sheetText(el.sheet) : el.textContent;
-      return '<style' + (el.media ? ' media="' + escapeAttr(el.media) + '"' : '') + '>' + escapeStyle(text || '') + '</style>';
-    }
-    if (tag === 'iframe' || tag === 'frame') return frame(el, depth);
-    if (tag === 'canvas') {
-      try {
-        if (el.width * el.height <= 4e6) return '<img src="' + el.toDataURL() + '"' + attributes(el) + '>';
-      } catch {
-        /* a tainted canvas: its box only */
-      }
-    }
-    let out = '<' + tag + attributes(el) + '>';
-    if (VOID.has(tag)) return out;
-    if (el.shadowRoot) {
-      out += '<template shadowrootmode="' + el.shadowRoot.mode + '">' + adoptedStyles(el.shadowRoot) + children(el.shadowRoot, depth) + '</template>';
-    }
-    if (tag === 'textarea') out += escapeText(el.value);
-    else if (tag === 'template') out += children(el.content, depth);
-    else out += children(el, depth);
-    return out + '</' + tag + '>';
-  }
-
-  function documentHtml(doc, depth) {
-    const root = doc.documentElement;
-    if (!root) return '';
-    const head = '<meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="' + CSP + '">';
-    let html = element(root, depth);
-    // Our head first: the policy holds before anything of the page is read.
-    html = html.replace(/^<html([^>]*)>(\s*<head([^>]*)>)?/i, (_m, attrs, _h, headAttrs) => '<html' + attrs + '><head' + (headAttrs || '') + '>' + head + (_h ? '' : '</head>'));
-    const adopted = adoptedStyles(doc);
-    if (adopted) html = html.replace(/<\/head>/i, adopted + '</head>');
-    return (doc.doctype ? '<!DOCTYPE ' + doc.doctype.name + '>' : '') + html;
-  }
-
-  const html = documentHtml(document, 0);
-  return {
-    html,
-    url: document.URL,
-    title: document.title,
-    viewport: { width: innerWidth, height: innerHeight, scrollX, scrollY },
-    foreign,
-    secrets,
-    truncated,
+  /** This document's library (a new document gets a new one). */
+  const id = Math.random().toString(36).slice(2);
+  let version = 0;
+  /** Something may have changed since snapshot `version` was taken. */
+  let changed = true;
+  let fingerprint = '';
+  const OBSERVED = { subtree: true, childList: true, attributes: true, characterData: true };
+  // The first change is all that matters: then it stops listening (the page pays for one record).
+  const observer = new MutationObserver(() => {
+    changed = true;
+    observer.disconnect();
+  });
+  const mark = () => {
+    changed = true;
   };
+  for (const type of ['input', 'change', 'scroll', 'toggle', 'load']) addEventListener(type, mark, { capture: true, passive: true });
+  const frames = document.getElementsByTagName('iframe');
+  const oldFrames = document.getElementsByTagName('frame');
+  const canvases = document.getElementsByTagName('canvas');
+  const where = () => location.href + ' ' + innerWidth + 'x' + innerHeight + ' ' + scrollX + ',' + scrollY;
+  const unobserved = () => frames.length > 0 || oldFrames.length > 0 || canvases.length > 0;
+
+  function dirty() {
+    if (observer.takeRecords().length) changed = true;
+    return changed || unobserved() || where() !== fingerprint;
+  }
+
+  return {
+    /**
+     * The document's snapshot, or `{ unchanged }` when `since` ({ id, version }) names this
+     * document's last snapshot and nothing changed since (unless `full`).
+     */
+    snapshot(options) {
+      const since = options && options.since;
+      if (since && since.id === id && since.version === version && !options.full && !dirty()) return { unchanged: true, id: id, version: version };
+      observer.disconnect();
+      const roots = [document];
+      const result = serialize(options || {}, roots);
+      for (const root of roots) observer.observe(root, OBSERVED);
+      changed = false;
+      fingerprint = where();
+      version++;
+      result.id = id;
+      result.version = version;
+      return result;
+    },
+    /** Whether the document may have changed since snapshot `since` (a picture taken meanwhile shows it or not). */
+    changedSince(since) {
+      return !(since && since.id === id && since.version === version && !(observer.takeRecords().length || changed || where() !== fingerprint));
+    },
+  };
+
+  /** The document as HTML; `roots` gets the shadow roots walked (to observe them). */
+  function serialize(options, roots) {
+    const maxBytes = (options && options.maxBytes) || 4 * 1024 * 1024;
+    const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
+    const DROP = new Set(['script', 'noscript', 'base', 'object', 'embed', 'applet', 'portal']);
+    const CSP = "default-src 'none'; img-src data:; media-src data:; font-src data:; style-src 'unsafe-inline'";
+    const MASK = '\u2022\u2022\u2022\u2022\u2022\u2022\u2022\u2022';
+    const secrets = [];
+    const foreign = [];
+    let bytes = 0;
+    let truncated = false;
+
+    const escapeText = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\u00a0/g, '&nbsp;');
+    const escapeAttr = (s) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/\u00a0/g, '&nbsp;');
+
+    function sheetText(sheet) {
+      try {
+        let text = '';
+        for (const rule of sheet.cssRules) text += rule.cssText + '\n';
+        return text;
+      } catch {
+        return null; // a cross-origin sheet cannot be read
+      }
+    }
+
+    function adoptedStyles(root) {
+      let out = '';
+      for (const sheet of root.adoptedStyleSheets || []) {
+        const text = sheetText(sheet);
+        if (text) out += '<style>' + escapeStyle(text) + '</style>';
+      }
+      return out;
+    }
+
+    // Text inside <style> is raw: only a closing tag could end it early.
+    const escapeStyle = (s) => s.replace(/<\/style/gi, '<\\/style');
+
+    function isPassword(el) {
+      return el.localName === 'input' && (el.getAttribute('type') || '').toLowerCase() === 'password';
+    }
+
+    function attributes(el) {
+      let out = '';
+      const tag = el.localName;
+      for (const attr of el.attributes) {
+        const name = attr.name;
+        let value = attr.value;
+        if (/^on/i.test(name)) continue;
+        if (/^(href|src|action|formaction|xlink:href|data)$/i.test(name) && /^\s*javascript:/i.test(value)) continue;
+        if (tag === 'input' && (name === 'value' || name === 'checked')) continue; // written from the state below
+        if ((tag === 'option' && name === 'selected') || (tag === 'iframe' && (name === 'src' || name === 'srcdoc'))) continue;
+        if (name === 'nonce' || name === 'integrity') continue;
+        out += ' ' + name + '="' + escapeAttr(value) + '"';
+      }
+      if (tag === 'input') {
+        const type = (el.getAttribute('type') || '').toLowerCase();
+        if (type === 'checkbox' || type === 'radio') {
+          if (el.checked) out += ' checked';
+          if (el.getAttribute('value') !== null) out += ' value="' + escapeAttr(el.getAttribute('value')) + '"';
+        } else if (type !== 'file') {
+          const value = el.value;
+          if (isPassword(el)) {
+            if (value) secrets.push(value);
+            if (value) out += ' value="' + MASK + '"';
+          } else if (value) out += ' value="' + escapeAttr(value) + '"';
+        }
+      }
+      if (tag === 'option' && el.selected) out += ' selected';
+      if (tag === 'img' && !el.hasAttribute('width') && !el.hasAttribute('height')) {
+        // The picture is not fetched in the viewer: its box keeps the page's layout.
+        const r = el.getBoundingClientRect();
+        if (r.width && r.height) out += ' width="' + Math.round(r.width) + '" height="' + Math.round(r.height) + '"';
+      }
+      if (el.scrollTop || el.scrollLeft) out += ' data-wdgate-scroll="' + el.scrollLeft + ',' + el.scrollTop + '"';
+      return out;
+    }
+
+    function frame(el, depth) {
+      let doc = null;
+      try {
+        doc = el.contentDocument;
+      } catch {
+        doc = null;
+      }
+      const base = '<iframe' + attributes(el);
+      if (doc && doc.documentElement && depth < 4) return base + ' srcdoc="' + escapeAttr(documentHtml(doc, depth + 1)) + '"></iframe>';
+      // Another origin's document: the gateway snapshots it in its own browsing context.
+      const index = [...el.ownerDocument.querySelectorAll('iframe, frame')].indexOf(el);
+      if (el.ownerDocument === document && index >= 0) {
+        foreign.push(index);
+        return base + ' srcdoc="wdgate-frame-' + index + '"></iframe>';
+      }
+      return base + '></iframe>';
+    }
+
+    function node(n, depth) {
+      if (truncated) return '';
+      let out;
+      switch (n.nodeType) {
+        case Node.TEXT_NODE: {
+          const parent = n.parentNode && n.parentNode.localName;
+          out = parent === 'style' ? escapeStyle(n.data) : escapeText(n.data);
+          break;
+        }
+        case Node.COMMENT_NODE:
+          return '';
+        case Node.ELEMENT_NODE:
+          out = element(n, depth);
+          break;
+        default:
+          return '';
+      }
+      bytes += out.length;
+      if (bytes > maxBytes) {
+        truncated = true;
+        return '';
+      }
+      return out;
+    }
+
+    function children(parent, depth) {
+      let out = '';
+      for (let c = parent.firstChild; c; c = c.nextSibling) out += node(c, depth);
+      return out;
+    }
+
+    function element(el, depth) {
+      const tag = el.localName;
+      if (DROP.has(tag)) return '';
+      if (tag === 'meta' && /refresh|content-security-policy/i.test(el.getAttribute('http-equiv') || '')) return '';
+      if (tag === 'link') {
+        if (!/stylesheet/i.test(el.rel) || !el.sheet) return '';
+        const text = sheetText(el.sheet);
+        return text ? '<style' + (el.media ? ' media="' + escapeAttr(el.media) + '"' : '') + '>' + escapeStyle(text) + '</style>' : '';
+      }
+      if (tag === 'style') {
+        const text = el.sheet ? sheetText(el.sheet) : el.textContent;
+        return '<style' + (el.media ? ' media="' + escapeAttr(el.media) + '"' : '') + '>' + escapeStyle(text || '') + '</style>';
+      }
+      if (tag === 'iframe' || tag === 'frame') return frame(el, depth);
+      if (tag === 'canvas') {
+        try {
+          if (el.width * el.height <= 4e6) return '<img src="' + el.toDataURL() + '"' + attributes(el) + '>';
+        } catch {
+          /* a tainted canvas: its box only */
+        }
+      }
+      let out = '<' + tag + attributes(el) + '>';
+      if (VOID.has(tag)) return out;
+      if (el.shadowRoot) {
+        roots.push(el.shadowRoot);
+        out += '<template shadowrootmode="' + el.shadowRoot.mode + '">' + adoptedStyles(el.shadowRoot) + children(el.shadowRoot, depth) + '</template>';
+      }
+      if (tag === 'textarea') out += escapeText(el.value);
+      else if (tag === 'template') out += children(el.content, depth);
+      else out += children(el, depth);
+      return out + '</' + tag + '>';
+    }
+
+    function documentHtml(doc, depth) {
+      const root = doc.documentElement;
+      if (!root) return '';
+      const head = '<meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="' + CSP + '">';
+      let html = element(root, depth);
+      // Our head first: the policy holds before anything of the page is read.
+      html = html.replace(/^<html([^>]*)>(\s*<head([^>]*)>)?/i, (_m, attrs, _h, headAttrs) => '<html' + attrs + '><head' + (headAttrs || '') + '>' + head + (_h ? '' : '</head>'));
+      const adopted = adoptedStyles(doc);
+      if (adopted) html = html.replace(/<\/head>/i, adopted + '</head>');
+      return (doc.doctype ? '<!DOCTYPE ' + doc.doctype.name + '>' : '') + html;
+    }
+
+    const html = documentHtml(document, 0);
+    return {
+      html,
+      url: document.URL,
+      title: document.title,
+      viewport: { width: innerWidth, height: innerHeight, scrollX, scrollY },
+      foreign,
+      secrets,
+      truncated,
+    };
+  }
 }

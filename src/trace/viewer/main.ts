@@ -113,14 +113,20 @@ function select(n: number): void {
 
 function showPicture(step: TraceStep): void {
   const steps = trace!.steps;
-  const shot = latest(steps, step.n, 'screenshot');
+  const snapshot = latest(steps, step.n, 'snapshot');
+  let shot = latest(steps, step.n, 'screenshot');
+  // The page was captured after the latest picture, without one of its own: that picture shows an older page.
+  const unpictured = shot && snapshot && snapshot.from > shot.from ? steps.find((s) => s.n === snapshot.from) : undefined;
+  if (unpictured) shot = undefined;
   const img = $<HTMLImageElement>('shot');
   const url = shot && fileUrl(shot.path);
   img.hidden = !url;
   $('no-shot').hidden = Boolean(url);
+  $('no-shot').textContent = unpictured
+    ? `No picture of this page${unpictured.noScreenshot ? ` (${unpictured.noScreenshot})` : ''}: its DOM snapshot shows it.`
+    : 'No screenshot for this step.';
   if (url) img.src = url;
   else img.removeAttribute('src');
-  const snapshot = latest(steps, step.n, 'snapshot');
   const bytes = snapshot && trace!.files[snapshot.path];
   const frame = $<HTMLIFrameElement>('snapshot');
   const html = bytes ? snapshotDocument(new TextDecoder().decode(bytes)) : '<p style="font: 13px system-ui; color: #57606a">No DOM snapshot for this step.</p>';

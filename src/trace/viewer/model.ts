@@ -38,6 +38,8 @@ export interface TraceStep {
   title?: string;
   screenshot?: string;
   snapshot?: string;
+  /** Why a captured step has no picture of its own. */
+  noScreenshot?: string;
   text?: string;
 }
 
