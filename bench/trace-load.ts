@@ -82,12 +82,24 @@ function cpuOf(root: number): Record<Part, number> {
 
 /** One round of one side: N sessions made and on the page, then busy for `seconds`, then deleted. */
 async function round(client: Client, caps: object, pageUrl: string, options: LoadOptions, side: LoadSide): Promise<number> {
-  const ids = await Promise.all(Array.from({ length: options.sessions }, () => newSession(client, caps)));
+  const made = await Promise.allSettled(Array.from({ length: options.sessions }, () => newSession(client, caps)));
+  const ids = made.flatMap((m) => (m.status === 'fulfilled' ? [m.value] : []));
+  const failed = (e: unknown) => {
+    side.errors++;
+    side.firstError ??= (e as Error).message.split('\n')[0];
+  };
+  for (const m of made) if (m.status === 'rejected') failed(m.reason);
   try {
-    const buttons = await Promise.all(
+    // Each session on the page, its button found; one that fails here is left out of the round.
+    const ready = await Promise.all(
       ids.map(async (id) => {
-        await client.ok('POST', `/session/${id}/url`, { url: pageUrl });
-        return (await client.ok('POST', `/session/${id}/element`, { using: 'css selector', value: '#go' }))[ELEMENT] as string;
+        try {
+          await client.ok('POST', `/session/${id}/url`, { url: pageUrl });
+          return { id, button: (await client.ok('POST', `/session/${id}/element`, { using: 'css selector', value: '#go' }))[ELEMENT] as string };
+        } catch (e) {
+          failed(e);
+          return undefined;
+        }
       }),
     );
     const cpuBefore = options.pid ? cpuOf(options.pid) : undefined;
@@ -104,19 +116,19 @@ async function round(client: Client, caps: object, pageUrl: string, options: Loa
       }
     };
     await Promise.all(
-      ids.map(async (id, i) => {
-        const s = (path: string) => `/session/${id}${path}`;
+      ready.map(async (session) => {
+        if (!session) return;
+        const s = (path: string) => `/session/${session.id}${path}`;
         try {
           while (performance.now() < deadline) {
-            let button = buttons[i]!;
+            let button = session.button;
             await timed(async () => (button = (await client.ok('POST', s('/element'), { using: 'css selector', value: '#go' }))[ELEMENT]));
             await timed(() => client.ok('GET', s(`/element/${button}/text`)));
             await timed(() => client.ok('POST', s(`/element/${button}/click`), {}));
           }
         } catch (e) {
           // Counted and shown; the other sessions go on.
-          side.errors++;
-          side.firstError ??= (e as Error).message.split('\n')[0];
+          failed(e);
         }
       }),
     );

@@ -95,6 +95,8 @@ export async function tracingSection(pageUrl: string, options: TracingOptions): 
     for (const sessions of options.sessions) {
       loads.push(await measureTracingLoad(client, caps, pageUrl, { sessions, rounds: options.rounds, seconds: options.seconds, mode: options.mode, pid: gateway.process.pid, log: options.log }));
     }
+    // A session that failed: what the gateway said (its warnings) goes to the log.
+    if (loads.some((l) => l.untraced.errors || l.traced.errors)) options.log?.(`the gateway's output, last lines:\n${gateway.output().slice(-4000)}`);
     const mix = options.iterations > 0 ? await measureTracing(client, caps, pageUrl, options.iterations, options.mode, ready) : undefined;
     return [...tracingLoadTable(loads, options.seconds, options.rounds), ...(mix ? tracingTable(mix, options.iterations) : [])];
   } finally {
