@@ -34,7 +34,8 @@ Usage: wdgate [options]
                                     (behind a reverse proxy)
   --allow-origins <a,b>             origins (https://host:port) whose web pages may call wdgate
   --trace <mode>                    trace sessions by default: on, retain-on-failure or off
-                                    (default off; a session may ask with wdgate:options.trace)
+                                    (default retain-on-failure: a failed session's trace is kept;
+                                    a session may ask with wdgate:options.trace)
   --history-directory <dir>         where ended sessions and their traces are kept (default
                                     $XDG_CACHE_HOME/wdgate/history, else ~/.cache/wdgate/history)
   --config <file>                   JSON settings file (keys as in config/default.json)
