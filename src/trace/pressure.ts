@@ -25,11 +25,14 @@ export interface GateOptions {
   sources?: string[];
   /** How often the pressure is read again while pictures are asked for, ms. */
   sampleMs?: number;
+  /** The clock (ms): performance.now, unless a test turns it. */
+  now?: () => number;
 }
 
 export class PictureGate {
   readonly #sources: string[];
   readonly #sampleMs: number;
+  readonly #now: () => number;
   /** When each slot is free again (ms, performance.now()); Infinity while its picture is taken. */
   readonly #slots: number[];
   #busy = false;
@@ -42,12 +45,13 @@ export class PictureGate {
     this.#slots = Array.from({ length: options.slots ?? Math.max(1, Math.floor(availableParallelism() / 2)) }, () => 0);
     this.#sources = options.sources ?? SOURCES;
     this.#sampleMs = options.sampleMs ?? 1000;
+    this.#now = options.now ?? (() => performance.now());
   }
 
   /** A slot for one optional picture now (call the release when it is done), or undefined when the machine is busy. */
   acquire(): (() => void) | undefined {
     this.#sample();
-    const now = performance.now();
+    const now = this.#now();
     const slot = this.#slots.findIndex((free) => free <= now);
     if (this.#busy || slot < 0) return undefined;
     this.#slots[slot] = Infinity;
@@ -55,7 +59,7 @@ export class PictureGate {
     return () => {
       if (released) return;
       released = true;
-      const done = performance.now();
+      const done = this.#now();
       this.#slots[slot] = done + REST * (done - now);
     };
   }
@@ -71,12 +75,12 @@ export class PictureGate {
   }
 
   #sample(): Promise<void> | undefined {
-    const now = performance.now();
+    const now = this.#now();
     if (this.#reading || now - this.#readAt < this.#sampleMs) return undefined;
     this.#reading = true;
     return this.#stalledUs()
       .then((stalledUs) => {
-        const at = performance.now();
+        const at = this.#now();
         if (stalledUs === undefined) {
           this.#busy = loadavg()[0]! / availableParallelism() > BUSY_LOAD;
         } else {
@@ -87,7 +91,7 @@ export class PictureGate {
       })
       .finally(() => {
         this.#reading = false;
-        this.#readAt = performance.now();
+        this.#readAt = this.#now();
       });
   }
 
