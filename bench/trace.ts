@@ -1,11 +1,11 @@
-// What tracing costs (issues 25 and 30), on a gateway of its own: the command mix of one session
-// traced against untraced, the two sessions in turn pass by pass (so the machine's drift cancels
-// out); N sessions busy at once, traced and untraced in alternated rounds (./trace-load.ts); and
-// the size of a 100-command session's trace file. `npm run bench -- --only tracing` runs this alone.
+// What tracing costs (issues 25 and 30), on a gateway of its own: N sessions busy at once, traced
+// and untraced in alternated rounds, and the CPU a traced loop costs by process (./trace-load.ts);
+// the command mix of one session traced against untraced, the two sessions in turn pass by pass
+// (so the machine's drift cancels out); and the size of a 100-command session's trace file. `npm run bench -- --only tracing` runs this alone.
 import { startGateway } from '../test/helpers/gateway.ts';
 import { Client } from '../test/helpers/client.ts';
 import { commandMix, inTurn, median, newSession, type Samples } from './measure.ts';
-import { measureTracingLoad, tracingLoadTable, type LoadResult } from './trace-load.ts';
+import { measureTracingCpu, measureTracingLoad, tracingCpuTable, tracingLoadTable, type LoadResult } from './trace-load.ts';
 
 export interface TracingCost {
   mode: string;
@@ -97,8 +97,9 @@ export async function tracingSection(pageUrl: string, options: TracingOptions): 
     }
     // A session that failed: what the gateway said (its warnings) goes to the log.
     if (loads.some((l) => l.untraced.errors || l.traced.errors)) options.log?.(`the gateway's output, last lines:\n${gateway.output().slice(-4000)}`);
+    const cpu = await measureTracingCpu(client, caps, pageUrl, gateway.process.pid!, options.mode);
     const mix = options.iterations > 0 ? await measureTracing(client, caps, pageUrl, options.iterations, options.mode, ready) : undefined;
-    return [...tracingLoadTable(loads, options.seconds, options.rounds), ...(mix ? tracingTable(mix, options.iterations) : [])];
+    return [...tracingLoadTable(loads, options.seconds, options.rounds), ...tracingCpuTable(cpu), ...(mix ? tracingTable(mix, options.iterations) : [])];
   } finally {
     await gateway.stop();
   }
