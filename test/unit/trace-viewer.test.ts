@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { zipSync, strToU8 } from 'fflate';
-import { latest, openingStep, readTrace, snapshotDocument, stepWindow, TraceError, videoTime, within, type TraceStep } from '../../src/trace/viewer/model.ts';
+import { latest, openingStep, pictureOf, readTrace, snapshotDocument, stepWindow, TraceError, videoTime, within, type TraceStep } from '../../src/trace/viewer/model.ts';
 
 const step = (n: number, startedAt: number, extra: Partial<TraceStep> = {}): TraceStep => ({ n, kind: 'command', name: `c${n}`, startedAt, durationMs: 5, ...extra });
 
@@ -65,6 +65,21 @@ test("a step without a picture shows the latest one before it, and says whose it
   assert.deepEqual(latest(steps, 2, 'screenshot'), { path: 's/1.jpg', from: 1 });
   assert.deepEqual(latest(steps, 3, 'screenshot'), { path: 's/3.jpg', from: 3 });
   assert.deepEqual(latest(steps, 3, 'snapshot'), { path: 'd/1.html', from: 1 });
+});
+
+test('a page captured without a picture shows none (and why), not an older picture; a later picture of it shows again', () => {
+  const steps = [
+    step(0, 1, { screenshot: 's/0.jpg', snapshot: 'd/0.html' }),
+    step(1, 2, { snapshot: 'd/1.html', noScreenshot: 'the machine was busy' }),
+    step(2, 3),
+    step(3, 4, { snapshot: 'd/1.html', screenshot: 's/3.jpg' }),
+    step(4, 5, { snapshot: 'd/4.html' }), // a step as older traces have it: the latest picture, as before
+  ];
+  assert.deepEqual(pictureOf(steps, 0), { path: 's/0.jpg', from: 0 });
+  assert.deepEqual(pictureOf(steps, 1), { missing: 'the machine was busy', from: 1 });
+  assert.deepEqual(pictureOf(steps, 2), { missing: 'the machine was busy', from: 1 });
+  assert.deepEqual(pictureOf(steps, 3), { path: 's/3.jpg', from: 3 });
+  assert.deepEqual(pictureOf(steps, 4), { path: 's/3.jpg', from: 3 });
 });
 
 test("the video is at the step's end, counted from the session's start", () => {

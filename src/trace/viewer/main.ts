@@ -3,7 +3,7 @@
 // DOM snapshot in a sandboxed frame, the video at that moment), its call, and the console and
 // network of its time. Bundled with esbuild (./page.ts); everything from the trace is put in as
 // text, never as markup, except the snapshot, which only the sandboxed frame renders.
-import { duration, latest, mimeOf, openingStep, readTrace, snapshotDocument, stepWindow, traceStart, TraceError, videoTime, within, type Trace, type TraceStep } from './model.ts';
+import { duration, latest, mimeOf, openingStep, pictureOf, readTrace, snapshotDocument, stepWindow, traceStart, TraceError, videoTime, within, type Trace, type TraceStep } from './model.ts';
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 const element = <K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] => {
@@ -114,17 +114,13 @@ function select(n: number): void {
 function showPicture(step: TraceStep): void {
   const steps = trace!.steps;
   const snapshot = latest(steps, step.n, 'snapshot');
-  let shot = latest(steps, step.n, 'screenshot');
-  // The page was captured after the latest picture, without one of its own: that picture shows an older page.
-  const unpictured = shot && snapshot && snapshot.from > shot.from ? steps.find((s) => s.n === snapshot.from) : undefined;
-  if (unpictured) shot = undefined;
+  const picture = pictureOf(steps, step.n);
+  const shot = picture && 'path' in picture ? picture : undefined;
   const img = $<HTMLImageElement>('shot');
   const url = shot && fileUrl(shot.path);
   img.hidden = !url;
   $('no-shot').hidden = Boolean(url);
-  $('no-shot').textContent = unpictured
-    ? `No picture of this page${unpictured.noScreenshot ? ` (${unpictured.noScreenshot})` : ''}: its DOM snapshot shows it.`
-    : 'No screenshot for this step.';
+  $('no-shot').textContent = picture && 'missing' in picture ? `No picture of this page (${picture.missing}): its DOM snapshot shows it.` : 'No screenshot for this step.';
   if (url) img.src = url;
   else img.removeAttribute('src');
   const bytes = snapshot && trace!.files[snapshot.path];

@@ -171,6 +171,21 @@ export function latest(steps: TraceStep[], n: number, field: 'screenshot' | 'sna
 }
 
 /**
+ * The picture a step shows: its own, or the latest before it — unless a later capture of the page
+ * (a DOM snapshot taken after that picture) went without one: that picture would show an older
+ * page, so there is none, and `missing` says why.
+ */
+export function pictureOf(steps: TraceStep[], n: number): { path: string; from: number } | { missing: string; from: number } | undefined {
+  const shot = latest(steps, n, 'screenshot');
+  const snapshot = latest(steps, n, 'snapshot');
+  if (!snapshot || (shot && shot.from >= snapshot.from)) return shot;
+  const captured = steps.find((s) => s.n === snapshot.from)!;
+  // A trace from before pictures could be left out: the latest picture, as it always showed.
+  if (captured.noScreenshot === undefined) return shot;
+  return { missing: captured.noScreenshot, from: snapshot.from };
+}
+
+/**
  * The step a trace opens at: a failed session's last failed command (the one no later command
  * recovered from, as the result rule reads it: what its reader came for), else the first step.
  */
