@@ -4,18 +4,18 @@
 // taken only while the CPU is not saturated — judged from Linux's pressure stall information (the
 // share of time some runnable task waited for a CPU: the cgroup's cpu.pressure, else
 // /proc/pressure/cpu), else from the load average per core — one at a time per two cores across
-// the gateway, and after each the slot rests four times as long as the picture took (pictures
-// take at most a fifth of a slot's time; slower on a busier machine, so fewer). Left out, it is
+// the gateway, and after each the slot rests nine times as long as the picture took (pictures
+// take at most a tenth of a slot's time; slower on a busier machine, so fewer). Left out, it is
 // counted (wdgate_trace_captures_dropped_total{reason="machine busy"}).
 import { readFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 
 /** Above this share of time with a task waiting for a CPU, the machine is busy. */
-const BUSY_STALL = 0.5;
+const BUSY_STALL = 0.3;
 /** Without pressure information: above this load average per core. */
 const BUSY_LOAD = 0.8;
 /** A slot rests this many times as long as its last picture took. */
-const REST = 4;
+const REST = 9;
 const SOURCES = ['/sys/fs/cgroup/cpu.pressure', '/proc/pressure/cpu'];
 
 export interface GateOptions {
