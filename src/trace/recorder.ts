@@ -300,7 +300,10 @@ export class Recorder {
         return;
       }
       const name = this.#keep('screenshots', step.n, 'jpg', jpeg);
-      if (!name) return;
+      if (!name) {
+        step.noScreenshot = 'the trace reached its size limit (trace.maxBytes)';
+        return;
+      }
       state.picture = name;
       // Every step that showed this page shows this picture.
       for (const s of state.steps) {
