@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { DEBUG_PROCESS_SWITCHES } from '../backends/index.ts';
 import type { PoolConfig } from './pool/pool.ts';
 import type { ConfiguredRoute } from './webdriver/routing.ts';
-import { LOG_LEVELS, type LogLevel } from './ops/log.ts';
-import { TRACE_MODES } from './trace/options.ts';
+import { LOG_LEVELS, type LogLevel } from './base/log.ts';
+import { TRACE_MODES } from './webdriver/session-options.ts';
 import type { HistoryConfig, TraceConfig } from './trace/index.ts';
 import defaults from '../config/default.json' with { type: 'json' };
 

@@ -56,10 +56,3 @@ async function snapshotContext(browser: DrivenBrowser, context: BrowsingContext,
 }
 
 const escapeAttribute = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
-
-/** Whether the focused element (through shadow roots) of the context's document is a password field. */
-export const FOCUSED_PASSWORD = `function () {
-  let el = document.activeElement;
-  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
-  return !!el && el.localName === 'input' && String(el.type).toLowerCase() === 'password';
-}`;

@@ -2,7 +2,7 @@
 // the backends' network entries (backends/backend.ts NetworkEntry). Pure. Bodies are not kept;
 // credentials in headers are redacted (./redact.ts).
 import type { NetworkEntry } from '../../backends/backend.ts';
-import type { Redactor } from './redact.ts';
+import type { Redactor } from '../webdriver/redact.ts';
 
 export interface HarPage {
   id: string;

@@ -1,27 +1,26 @@
-// Session traces and history: the room's one entry point. Every session gets a SessionHistory at
-// New Session (name, build, tags, counts, result; a Recorder when it is traced); the command path
-// feeds it from one place per kind of session (the Gateway for classic commands, the BiDi
-// connection, the pass-through edge); when the session ends, its entry (and trace, video and
-// console log) goes into the store on disk, which survives restarts. docs/traces.md has the format.
+// Session traces and history: the room's one entry point. The History is an observer of the
+// command seam (src/webdriver/seam.ts), wired in src/app.ts: every session gets a SessionHistory
+// when it opens (a Recorder too when it is traced), every step of every kind reaches it through
+// the seam, already redacted; when the session ends, its entry (and trace, video and console log)
+// goes into the store on disk, which survives restarts. docs/traces.md has the format.
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { Principal } from '../server/auth.ts';
-import type { Logger } from '../ops/log.ts';
+import type { Principal } from '../base/principal.ts';
+import type { Logger } from '../base/log.ts';
+import type { Session } from '../webdriver/session.ts';
 import type { AnySession } from '../webdriver/sessions.ts';
-import type { TraceMode, SessionLabels } from './options.ts';
+import type { Observer, PendingCommand, SessionEnd, SessionRecord, Step } from '../webdriver/seam.ts';
+import type { ClientReport } from '../webdriver/reports.ts';
+import type { Redactor } from '../webdriver/redact.ts';
+import type { TraceMode } from '../webdriver/session-options.ts';
+import type { SessionResult } from '../webdriver/outcome.ts';
 import { Recorder } from './recorder.ts';
-import { Redactor } from './redact.ts';
-import { SessionHistory, type EndCause, type SessionFacts, type SessionResult } from './session-history.ts';
+import { SessionHistory } from './session-history.ts';
 import { HistoryStore, type HistoryEntry, type HistoryFile } from './store.ts';
 import { traceZip } from './trace-file.ts';
 
-export { sessionLabels, traceMode, type TraceMode } from './options.ts';
-export { scriptReports, sessionEventReports, ReportError } from './reports.ts';
-import { ReportError, scriptReports, sessionEventReports } from './reports.ts';
-import { error } from '../webdriver/errors.ts';
-export { PAGE_CHANGING } from './recorder.ts';
-export type { SessionHistory, EndCause } from './session-history.ts';
+export type { SessionHistory } from './session-history.ts';
 
 export interface TraceConfig {
   /** The default of `wdgate:options.trace`. */
@@ -44,15 +43,12 @@ export interface HistoryConfig {
 /** What the history needs of the rest of the gateway. */
 export interface HistoryHost {
   log: Logger;
-  /** Sessions running now. */
-  live(): AnySession[];
   /** A finished recording's files of the session, handed over (src/ops/recordings.ts). */
   takeRecording(id: string): { video?: string; log?: string } | undefined;
   counted: {
     traceWritten(): void;
     traceDropped(reason: string): void;
     captureDropped(reason: string): void;
-    sessionEnded(result: SessionResult): void;
   };
 }
 
@@ -77,10 +73,12 @@ export function defaultHistoryDirectory(env: NodeJS.ProcessEnv = process.env): s
   return join(cache, 'wdgate', 'history');
 }
 
-export class History {
+export class History implements Observer {
   readonly store: HistoryStore;
   readonly trace: TraceConfig;
   readonly #host: HistoryHost;
+  /** Running sessions' histories, by session id. */
+  readonly #live = new Map<string, { session: AnySession; history: SessionHistory }>();
   /** Entries being written, by session id: shutdown waits for them, and so does a reader of one. */
   readonly #writing = new Map<string, Promise<void>>();
 
@@ -95,36 +93,65 @@ export class History {
     await this.store.load();
   }
 
+  /** How a session is traced: as it asked (`wdgate:options.trace`), or the gateway's default. */
+  mode(session: AnySession): TraceMode {
+    return session.options.trace ?? this.trace.mode;
+  }
+
+  // ── The seam ──────────────────────────────────────────────────────────────────────────────
+
+  keepsContent(session: AnySession): boolean {
+    return this.mode(session) !== 'off';
+  }
+
   /** A session begins: its history, and its recorder if it is traced (watching its browser once this resolves). */
-  async open(session: AnySession, facts: SessionFacts, labels: SessionLabels, mode: TraceMode): Promise<SessionHistory> {
+  async opened(session: AnySession, record: SessionRecord): Promise<void> {
+    const mode = this.mode(session);
     const recorder =
-      mode === 'off'
+      mode === 'off' || !record.redactor
         ? undefined
         : new Recorder({
-            redactor: new Redactor(this.trace.secretPatterns),
+            redactor: record.redactor,
             maxBytes: this.trace.maxBytes,
             maxSnapshotBytes: this.trace.maxSnapshotBytes,
             dropped: (reason) => this.#host.counted.captureDropped(reason),
           });
-    const history = new SessionHistory(facts, labels, mode, recorder);
-    session.history = history;
-    if (recorder && session.kind === 'driven') {
-      await recorder.watch(session);
-      // The last capture while the browser is still there (the session's finishers run before its context goes).
-      session.finishers.push(() => recorder.finish(session));
-    }
-    return history;
+    this.#live.set(session.id, { session, history: new SessionHistory(record, mode, recorder) });
+    if (recorder && session.kind === 'driven') await recorder.watch(session);
+  }
+
+  /** A traced session's classic command: what the previous one left on the page is captured first. */
+  beforeCommand(session: AnySession, command: PendingCommand): Promise<void> | undefined {
+    if (command.kind !== 'command' || session.kind !== 'driven') return undefined;
+    return this.#live.get(session.id)?.history.recorder?.beforeCommand(session);
+  }
+
+  answered(step: Step): void {
+    if (step.session) this.#live.get(step.session.id)?.history.step(step);
+  }
+
+  reported(session: AnySession, reports: readonly ClientReport[], via: string): void {
+    this.#live.get(session.id)?.history.report(reports, via, session.options.labels.name);
+  }
+
+  /** The last capture while the browser is still there. */
+  async closing(session: Session): Promise<void> {
+    await this.#live.get(session.id)?.history.recorder?.finish(session);
   }
 
   /**
-   * The session ended (`finished`: what ends with it, its recording included, is done): its
+   * The session ended (`end.finished`: what ends with it, its recording included, is done): its
    * entry, and its trace unless it is not to be kept. Never throws.
    */
-  ended(session: AnySession, endReason: string, cause: EndCause, finished: Promise<unknown>): Promise<void> {
-    const writing = this.#write(session, endReason, cause, finished).catch((e) => {
-      this.#host.log.warn({ event: 'history entry not written', sessionId: session.id, reason: (e as Error).message });
-      this.#host.counted.traceDropped('write failed');
-    });
+  ended(session: AnySession, end: SessionEnd): Promise<void> {
+    const live = this.#live.get(session.id);
+    if (!live) return Promise.resolve();
+    const writing = this.#write(session, live.history, end)
+      .catch((e) => {
+        this.#host.log.warn({ event: 'history entry not written', sessionId: session.id, reason: (e as Error).message });
+        this.#host.counted.traceDropped('write failed');
+      })
+      .finally(() => this.#live.delete(session.id));
     this.#writing.set(session.id, writing);
     void writing.finally(() => this.#writing.delete(session.id));
     return writing;
@@ -135,15 +162,12 @@ export class History {
     await this.#writing.get(id);
   }
 
-  async #write(session: AnySession, endReason: string, cause: EndCause, finished: Promise<unknown>): Promise<void> {
-    const history = session.history;
-    if (!history) return;
+  async #write(session: AnySession, history: SessionHistory, end: SessionEnd): Promise<void> {
     const endedAt = Date.now();
-    const { result, reason } = history.outcome(cause, endReason);
-    this.#host.counted.sessionEnded(result);
-    await finished.catch(() => {});
+    const { result } = end;
+    await end.finished.catch(() => {});
     if (session.kind === 'pass-through') await history.recorder?.finish(undefined);
-    const entry = this.#entryOf(history, { endedAt, result, resultReason: reason, endReason });
+    const entry = this.#entryOf(session, history, { endedAt, result, resultReason: end.resultReason, endReason: end.reason });
     const files: { name: HistoryFile; data?: Uint8Array; from?: string }[] = [];
     const recording = this.#host.takeRecording(session.id);
     const keepTrace = history.recorder && (history.mode === 'on' || result === 'failed');
@@ -160,12 +184,20 @@ export class History {
       }
     }
     if (recording?.video) files.push({ name: 'video.webm', from: recording.video });
-    if (recording?.log) files.push({ name: 'console.log', from: recording.log });
+    // The console log under the trace's rules: what became known as secret while the session ran
+    // (a password typed after a line was written) is hidden in every line.
+    if (recording?.log) {
+      const redactor = history.record.redactor;
+      const log = redactor ? await readFile(recording.log, 'utf8').catch(() => undefined) : undefined;
+      files.push(log !== undefined && redactor ? { name: 'console.log', data: Buffer.from(redactLog(redactor, log)) } : { name: 'console.log', from: recording.log });
+    }
     await this.store.put(entry, files);
   }
 
-  #entryOf(history: SessionHistory, end: { endedAt: number; result: SessionResult; resultReason: string; endReason: string }): Omit<HistoryEntry, 'files' | 'bytes'> {
-    const { facts, labels } = history;
+  #entryOf(session: AnySession, history: SessionHistory, end: { endedAt: number; result: SessionResult; resultReason: string; endReason: string }): Omit<HistoryEntry, 'files' | 'bytes'> {
+    const { facts } = history;
+    const { labels } = session.options;
+    const { outcome } = history.record;
     return {
       id: facts.id,
       ...(labels.name !== undefined && { name: labels.name }),
@@ -182,8 +214,8 @@ export class History {
       result: end.result,
       resultReason: end.resultReason,
       endReason: end.endReason,
-      commands: history.commands,
-      errors: history.errors,
+      commands: outcome.commands,
+      errors: outcome.errors,
       trace: history.mode,
     };
   }
@@ -194,7 +226,7 @@ export class History {
   list(principal: Principal, query: ListQuery): { sessions: ListedEntry[]; total: number; offset: number; limit: number } {
     const state = query.state ?? 'ended';
     const all: ListedEntry[] = [];
-    if (state !== 'ended') for (const session of this.#host.live()) if (session.history) all.push(this.#live(session.history));
+    if (state !== 'ended') for (const { session, history } of this.#live.values()) all.push(this.#listedLive(session, history));
     if (state !== 'active') for (const entry of this.store.entries()) all.push(listed(entry));
     const contains = (value: string | undefined, part: string | undefined) => part === undefined || (value ?? '').toLowerCase().includes(part.toLowerCase());
     const matching = all.filter(
@@ -213,8 +245,8 @@ export class History {
 
   /** One session, running or ended, if the principal may see it. */
   entry(id: string, principal: Principal): ListedEntry | undefined {
-    const running = this.#host.live().find((s) => s.id === id);
-    const found = running?.history ? this.#live(running.history) : this.store.get(id) && listed(this.store.get(id)!);
+    const running = this.#live.get(id);
+    const found = running ? this.#listedLive(running.session, running.history) : this.store.get(id) && listed(this.store.get(id)!);
     return found && (principal.admin || found.principal === principal.name) ? found : undefined;
   }
 
@@ -225,11 +257,12 @@ export class History {
     return this.store.path(id, file);
   }
 
-  #live(history: SessionHistory): ListedEntry {
+  #listedLive(session: AnySession, history: SessionHistory): ListedEntry {
     const now = Date.now();
+    const { reported } = history.record.outcome;
     return {
-      ...this.#entryOf(history, { endedAt: now, result: 'unknown', resultReason: history.reported ? `${history.reported.result} (reported)` : 'running', endReason: '' }),
-      ...(history.reported && { result: history.reported.result }),
+      ...this.#entryOf(session, history, { endedAt: now, result: 'unknown', resultReason: reported ? `${reported.result} (reported)` : 'running', endReason: '' }),
+      ...(reported && { result: reported.result }),
       endedAt: '',
       state: 'active',
       links: { viewer: `/ui/trace?session=${history.facts.id}` },
@@ -243,6 +276,23 @@ export class History {
   }
 }
 
+/** A recording's console log (a JSON object per line) with every line's text redacted. */
+function redactLog(redactor: Redactor, log: string): string {
+  return log
+    .split('\n')
+    .map((line) => {
+      if (line === '') return line;
+      try {
+        const entry = JSON.parse(line) as { text?: unknown };
+        if (typeof entry.text === 'string') return JSON.stringify({ ...entry, text: redactor.text(entry.text) });
+      } catch {
+        // not JSON: redacted as text
+      }
+      return redactor.text(line);
+    })
+    .join('\n');
+}
+
 function listed(entry: HistoryEntry): ListedEntry {
   const { files, bytes: _bytes, ...rest } = entry;
   const base = `/wdgate/sessions/${entry.id}`;
@@ -251,52 +301,4 @@ function listed(entry: HistoryEntry): ListedEntry {
   if (files.includes('video.webm')) links.video = `${base}/video`;
   if (files.includes('console.log')) links.log = `${base}/log`;
   return { ...rest, state: 'ended', links };
-}
-
-/**
- * POST /session/{id}/se/event, for a driven session or a forwarded one: the report goes into the
- * session's history, and the answer is Selenium Grid's.
- */
-export function answerSessionEvent(history: SessionHistory | undefined, body: unknown): { success: true; eventType: string } {
-  let reports;
-  try {
-    reports = sessionEventReports(body);
-  } catch (e) {
-    if (e instanceof ReportError) throw error('invalid argument', `se/event: ${e.message}`);
-    throw e;
-  }
-  history?.report(reports, 'se/event');
-  return { success: true, eventType: (body as { eventType: string }).eventType };
-}
-
-/**
- * A pass-through session's request that is a report for the history (se/event; a cloud grid's
- * command sent as a script): its answer, or undefined for a request to forward. A malformed
- * report is invalid argument.
- */
-export function forwardedReport(history: SessionHistory | undefined, method: string, rest: string, body: Buffer): { value: unknown } | undefined {
-  if (method !== 'POST') return undefined;
-  const json = () => {
-    try {
-      return JSON.parse(body.toString()) as unknown;
-    } catch (e) {
-      throw error('invalid argument', `request body is not valid JSON: ${(e as Error).message}`);
-    }
-  };
-  if (rest === '/se/event') return { value: answerSessionEvent(history, json()) };
-  if (rest !== '/execute/sync' && rest !== '/execute/async') return undefined;
-  // Most scripts are ordinary: the body is parsed only when it may be a report.
-  if (!body.includes('sauce:') && !body.includes('lambda-') && !body.includes('browserstack_executor')) return undefined;
-  const script = (json() as { script?: unknown } | null)?.script;
-  if (typeof script !== 'string') return undefined;
-  let reports;
-  try {
-    reports = scriptReports(script);
-  } catch (e) {
-    if (e instanceof ReportError) throw error('invalid argument', e.message);
-    throw e;
-  }
-  if (!reports) return undefined;
-  history?.report(reports, 'execute script');
-  return { value: null };
 }

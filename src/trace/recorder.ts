@@ -9,10 +9,9 @@
 import { createHash } from 'node:crypto';
 import { UserPromptOpenedError, type ConsoleEntry, type NetworkEntry, type PageError } from '../../backends/backend.ts';
 import type { Session } from '../webdriver/session.ts';
-import { callAtom } from '../webdriver/page/index.ts';
-import { FOCUSED_PASSWORD, snapshotDocument } from './capture.ts';
+import { snapshotDocument } from './capture.ts';
 import type { HarPage } from './har.ts';
-import type { Redactor } from './redact.ts';
+import type { Redactor } from '../webdriver/redact.ts';
 
 export interface TraceStep {
   n: number;
@@ -41,16 +40,6 @@ export interface ConsoleRecord {
   window?: string;
   timestamp: number;
 }
-
-/** Classic commands after which the page may show something else (issue: navigation, input, script, windows, frames, prompts). */
-export const PAGE_CHANGING = new Set([
-  'navigateTo', 'back', 'forward', 'refresh',
-  'elementClick', 'elementClear', 'elementSendKeys', 'performActions', 'releaseActions',
-  'executeScript', 'executeAsyncScript',
-  'switchToWindow', 'newWindow', 'closeWindow', 'switchToFrame', 'switchToParentFrame',
-  'setWindowRect', 'maximizeWindow', 'minimizeWindow', 'fullscreenWindow',
-  'acceptAlert', 'dismissAlert', 'sendAlertText',
-]);
 
 /** How long a step waits for the screencast's next frame (a page that does not change draws none). */
 const FRAME_GRACE_MS = 400;
@@ -95,8 +84,6 @@ export class Recorder {
   #overBudget = false;
   /** The last page-changing step, waiting for its capture. */
   #pending: TraceStep | undefined;
-  /** What the step being run asked to hide (its typed text went into a password field). */
-  #hideTyped = false;
   #screencast: { window: string; stop: () => Promise<void> } | undefined;
   /** Screencast frames, oldest first: the newest, and those a waiting step may still need. */
   #frames: Frame[] = [];
@@ -130,24 +117,17 @@ export class Recorder {
   /** Add a step; page-changing commands of a driven session are captured before the next one runs. */
   add(step: Omit<TraceStep, 'n'>, capture = false): TraceStep {
     const full = { n: this.steps.length, ...step } as TraceStep;
-    if (this.#hideTyped && full.params !== undefined) full.params = hideTyped(full.name, full.params);
-    this.#hideTyped = false;
     this.steps.push(full);
     if (capture) this.#pending = full;
     return full;
   }
 
   /**
-   * Right before a command of the session runs (in its queue): the previous step's capture, and
-   * whether this command's typed text must be hidden (it types into a password field).
+   * Right before a command of the session runs (in its queue): the previous step's capture. (What
+   * it types into a password field the seam has hidden already: src/webdriver/seam.ts.)
    */
-  async beforeCommand(session: Session, command: string, urlParams: Record<string, string>, params: unknown): Promise<void> {
+  async beforeCommand(session: Session): Promise<void> {
     if (this.#pending) await this.capture(session);
-    if (command === 'elementSendKeys' || command === 'performActions') this.#hideTyped = await typesIntoPassword(session, command, urlParams.elementId).catch(() => false);
-    if (this.#hideTyped && command === 'elementSendKeys') {
-      const text = (params as { text?: unknown }).text;
-      if (typeof text === 'string') this.redactor.addSecret(text);
-    }
   }
 
   /** Capture what the browser shows now for the step waiting for it. Never throws. */
@@ -262,34 +242,6 @@ export class Recorder {
     this.#byHash.set(hash, name);
     return name;
   }
-}
-
-/** Whether a Send Keys' element, or the element Perform Actions types into, is a password field. */
-async function typesIntoPassword(session: Session, command: string, elementId: string | undefined): Promise<boolean> {
-  const window = session.currentWindow;
-  if (window === null) return false;
-  const context = { window, frames: session.frames };
-  if (command === 'elementSendKeys' && elementId !== undefined) {
-    const type = await bounded(callAtom<string>(session, 'getElementProperty', { id: elementId, name: 'type' }));
-    return typeof type === 'string' && type.toLowerCase() === 'password';
-  }
-  return (await bounded(session.browser.callFunction(context, FOCUSED_PASSWORD, []))) === true;
-}
-
-/** A step's parameters with what it typed hidden (Send Keys' text, key actions' values). */
-function hideTyped(command: string, params: unknown): unknown {
-  if (typeof params !== 'object' || params === null) return params;
-  if (command === 'elementSendKeys') return { ...params, text: '[redacted]', ...('value' in params && { value: '[redacted]' }) };
-  const actions = (params as { actions?: unknown }).actions;
-  if (!Array.isArray(actions)) return params;
-  return {
-    ...params,
-    actions: actions.map((source: Record<string, unknown>) =>
-      source?.type === 'key' && Array.isArray(source.actions)
-        ? { ...source, actions: (source.actions as Record<string, unknown>[]).map((a) => (a && 'value' in a ? { ...a, value: '[redacted]' } : a)) }
-        : source,
-    ),
-  };
 }
 
 function bounded<T>(promise: Promise<T>): Promise<T> {

@@ -3,9 +3,9 @@
 // read again at start; what is past the retention time or the disk budget goes, oldest first.
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Logger } from '../ops/log.ts';
+import type { Logger } from '../base/log.ts';
 import type { SessionResult } from './session-history.ts';
-import type { TraceMode } from './options.ts';
+import type { TraceMode } from '../webdriver/session-options.ts';
 
 /** What the history lists of an ended session (docs/traces.md). */
 export interface HistoryEntry {

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { resolveConfig } from '../../src/config.ts';
 import { Metrics } from '../../src/ops/metrics.ts';
-import { matchRoute } from '../../src/server/routes.ts';
+import { matchRoute } from '../../src/webdriver/routes.ts';
 import { isProbe } from '../../src/server/security.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { routes } from '../../src/server/routes.ts';
+import { routes } from '../../src/webdriver/routes.ts';
 
 test('README lists every route of the table', () => {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');

@@ -1,9 +1,9 @@
 // The route table against the W3C WebDriver endpoint list (spec §6.5), and the matcher.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { matchRoute, routes } from '../../src/server/routes.ts';
+import { matchRoute, routes } from '../../src/webdriver/routes.ts';
 
-// Spec §6.5 "Endpoints", written out independently of src/server/routes.ts.
+// Spec §6.5 "Endpoints", written out independently of src/webdriver/routes.ts.
 const SPEC_ENDPOINTS: [string, string, string][] = [
   ['POST', '/session', 'newSession'],
   ['DELETE', '/session/{session id}', 'deleteSession'],
