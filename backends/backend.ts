@@ -432,6 +432,13 @@ export interface DrivenBrowser {
    * subscription takes a round trip): requests started after that are all seen. Never rejects.
    */
   onNetworkRequest?(listener: (entry: NetworkEntry) => void): Promise<void>;
+  /**
+   * From now on, the requests reported carry their response's body (NetworkEntry.responseBody)
+   * when it is text (isTextMimeType) within `limits`. Read once the response ended, before the
+   * entry is reported; never on the command path. Native Chromium (Network.getResponseBody) and
+   * Playwright (Response.body) have it; native Firefox not yet.
+   */
+  keepResponseBodies?(limits: ResponseBodyLimits): void;
   /** Every uncaught page exception of any window of this context from now on. */
   onPageError?(listener: (error: PageError) => void): void;
   /**
@@ -526,6 +533,22 @@ export interface NetworkEntry {
   /** Why it failed (net::ERR_ABORTED, NS_BINDING_ABORTED …); absent when it completed. */
   error?: string;
   serverIPAddress?: string;
+  /** The response's body as text, once keepResponseBodies asked for it and it is text within the limits. */
+  responseBody?: string;
+}
+
+/** Which response bodies a traced session keeps (DrivenBrowser.keepResponseBodies). */
+export interface ResponseBodyLimits {
+  /** Most bytes of one body: a larger one is left out. */
+  each: number;
+  /** Most bytes of all the session's bodies together: past it, no more are kept. */
+  total: number;
+}
+
+/** Whether a response's MIME type is text a person can read (a trace keeps such bodies). */
+export function isTextMimeType(mimeType: string): boolean {
+  const type = mimeType.split(';')[0]!.trim().toLowerCase();
+  return /^text\//.test(type) || /^application\/(json|javascript|ecmascript|xml|x-www-form-urlencoded|graphql|ld\+json)$/.test(type) || /\+(json|xml)$/.test(type);
 }
 
 /** An uncaught exception or unhandled rejection of a page of this context. */

@@ -122,38 +122,36 @@ async function createSession(
   gateway.sessions.add(session);
   browser.onDisconnected(() => void gateway.sessions.end(session, 'its browser went away (it crashed or was killed)', 'crashed'));
   if (downloadsEnabled) await keepDownloads(gateway, session);
-  // Its observers (a trace watches the browser, a recording starts) before the client has it.
-  await opened(gateway, session, { id: session.id, principal: principal.name, backend: backend.name, browserName: browser.browserName, browserVersion: browser.browserVersion, capabilities });
-  if (bidi) await openBidi(gateway, session, spec);
-  return {
-    sessionId: session.id,
-    capabilities: {
-      browserName: browser.browserName,
-      browserVersion: browser.browserVersion,
-      platformName: spec.endpoint.platformName,
-      acceptInsecureCerts: spec.acceptInsecureCerts,
-      pageLoadStrategy: session.pageLoadStrategy,
-      proxy: capabilities.proxy ?? {},
-      setWindowRect: spec.endpoint.setWindowRect,
-      strictFileInteractability: session.strictFileInteractability,
-      timeouts: session.timeouts,
-      unhandledPromptBehavior: session.unhandledPromptBehavior,
-      // The gateway's own address, as the client reached it (never one behind the gateway).
-      ...(bidi && { webSocketUrl: `${webSocketBase}/session/${session.id}` }),
-      // CDP (Selenium's createCDPConnection, Grid's CDP proxy): only with a browser of its own.
-      // se:forwardCdp: where a Selenium Grid node relaying to the gateway connects its own CDP
-      // proxy for the session (Grid otherwise looks for a debuggerAddress, which there is none of).
-      ...(session.ownBrowser &&
-        browser.openCdp && {
-          'se:cdp': `${webSocketBase}/session/${session.id}/se/cdp`,
-          'se:cdpVersion': browser.browserVersion,
-          'se:forwardCdp': `${webSocketBase}/session/${session.id}/se/cdp`,
-        }),
-      ...(downloadsEnabled !== undefined && { 'se:downloadsEnabled': downloadsEnabled }),
-      ...spec.vendorCapabilities,
-      ...(recordVideo && { 'wdgate:options': { ...(spec.vendorCapabilities['wdgate:options'] as object), recordVideo } }),
-    },
+  const answered = {
+    browserName: browser.browserName,
+    browserVersion: browser.browserVersion,
+    platformName: spec.endpoint.platformName,
+    acceptInsecureCerts: spec.acceptInsecureCerts,
+    pageLoadStrategy: session.pageLoadStrategy,
+    proxy: capabilities.proxy ?? {},
+    setWindowRect: spec.endpoint.setWindowRect,
+    strictFileInteractability: session.strictFileInteractability,
+    timeouts: session.timeouts,
+    unhandledPromptBehavior: session.unhandledPromptBehavior,
+    // The gateway's own address, as the client reached it (never one behind the gateway).
+    ...(bidi && { webSocketUrl: `${webSocketBase}/session/${session.id}` }),
+    // CDP (Selenium's createCDPConnection, Grid's CDP proxy): only with a browser of its own.
+    // se:forwardCdp: where a Selenium Grid node relaying to the gateway connects its own CDP
+    // proxy for the session (Grid otherwise looks for a debuggerAddress, which there is none of).
+    ...(session.ownBrowser &&
+      browser.openCdp && {
+        'se:cdp': `${webSocketBase}/session/${session.id}/se/cdp`,
+        'se:cdpVersion': browser.browserVersion,
+        'se:forwardCdp': `${webSocketBase}/session/${session.id}/se/cdp`,
+      }),
+    ...(downloadsEnabled !== undefined && { 'se:downloadsEnabled': downloadsEnabled }),
+    ...spec.vendorCapabilities,
+    ...(recordVideo && { 'wdgate:options': { ...(spec.vendorCapabilities['wdgate:options'] as object), recordVideo } }),
   };
+  // Its observers (a trace watches the browser, a recording starts) before the client has it.
+  await opened(gateway, session, { id: session.id, principal: principal.name, backend: backend.name, browserName: browser.browserName, browserVersion: browser.browserVersion, capabilities, answered });
+  if (bidi) await openBidi(gateway, session, spec);
+  return { sessionId: session.id, capabilities: answered };
 }
 
 /** The seam's observers learn of the session; one that cannot serve it (a recording that cannot start) fails New Session. */
@@ -227,6 +225,7 @@ async function createPassThroughSession(
     },
   });
   gateway.sessions.add(session);
+  const answered = { ...withoutUpstreamAddresses(upstream.capabilities), 'wdgate:options': { backend: backend.name, upstream: spec.upstream } };
   await opened(gateway, session, {
     id: session.id,
     principal: principal.name,
@@ -235,9 +234,10 @@ async function createPassThroughSession(
     browserName: session.browserName,
     browserVersion: String(upstream.capabilities.browserVersion ?? ''),
     capabilities: spec.capabilities,
+    answered,
   });
   upstream.onGone(() => void gateway.sessions.end(session, `its upstream ${spec.upstream} went away (the driver exited)`, 'crashed'));
-  return { sessionId: session.id, capabilities: { ...withoutUpstreamAddresses(upstream.capabilities), 'wdgate:options': { backend: backend.name, upstream: spec.upstream } } };
+  return { sessionId: session.id, capabilities: answered };
 }
 
 /** Capabilities that hold an address of the upstream's own, which clients must never get. */
