@@ -26,7 +26,7 @@ export function transcript(trace: Pick<Trace, 'session' | 'steps' | 'console' | 
     ['Browser', [[session.browserName, session.browserVersion].filter(Boolean).join(' '), session.engine && `engine ${session.engine}`, session.backend && `backend ${session.backend}${session.upstream ? ` → ${session.upstream}` : ''}`].filter(Boolean).join(', ')],
     ['Who', [session.principal && `principal ${session.principal}`, session.build && `build ${session.build}`, session.tags?.length ? `tags ${session.tags.join(', ')}` : ''].filter(Boolean).join(', ')],
     ['Started', [session.startedAt, session.durationMs !== undefined && `lasted ${duration(session.durationMs)}`].filter(Boolean).join(', ')],
-    ['Counts', `${steps.length} steps (${failedSteps} failed), ${trace.console.length - pageErrors} console messages, ${pageErrors} page errors, ${trace.network.length} requests`],
+    ['Counts', `${count(steps.length, 'step')} (${failedSteps} failed), ${count(trace.console.length - pageErrors, 'console message')}, ${count(pageErrors, 'page error')}, ${count(trace.network.length, 'request')}`],
   ];
   const last = [...steps].reverse().find((s) => s.url);
   if (last) about.push(['Final page', `${oneLine(last.url!)}${last.title ? ` — "${oneLine(last.title)}"` : ''} (after step ${last.n + 1})`]);
@@ -79,7 +79,7 @@ function stepLine(step: TraceStep, at: (t: number) => string): string {
   if (step.kind === 'event') return `${head} event ${step.name}${step.text ? `: ${cut(oneLine(step.text))}` : ''}`;
   const kind = step.kind === 'bidi' ? ' (BiDi)' : step.kind === 'forwarded' ? ' (forwarded)' : '';
   const { target, value } = describe(step.params);
-  const outcome = step.error ? `**ERROR ${step.error.code}**: ${cut(oneLine(step.error.message))}` : step.result !== undefined ? `→ ${cut(oneLine(String(step.result)), 100)}` : 'ok';
+  const outcome = step.error ? `**ERROR ${step.error.code}**: ${cut(oneLine(step.error.message))}` : step.result !== undefined ? `→ ${cut(oneLine(typeof step.result === 'string' ? step.result : JSON.stringify(step.result)), 100)}` : 'ok';
   const parts = [`${head} **${step.name}**${kind}`, target, value && `value ${value}`, '—', outcome, `(${duration(step.durationMs)})`];
   return parts.filter(Boolean).join(' ');
 }
@@ -116,5 +116,6 @@ function describe(params: unknown): { target: string; value: string } {
   return { target: targets.join(' '), value };
 }
 
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 const cut = (s: string, max = MAX_TEXT) => (s.length <= max ? s : `${s.slice(0, max)}…`);

@@ -155,7 +155,7 @@ export function percentBox(box: Box, viewport: Viewport): { left: number; top: n
 
 /** A marker id or a CSS selector safe to put in the snapshot's style sheet (nothing that could end the rule or the sheet). */
 const SAFE_MARKER = /^[\w-]{1,100}$/;
-const SAFE_SELECTOR = /^[^<>{}\\;@]{1,1000}$/;
+const SAFE_SELECTOR = /^[^<{}\\;@]{1,1000}$/;
 
 /**
  * A snapshot with the addressed element outlined (by a style rule: the snapshot frame runs no
