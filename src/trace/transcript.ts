@@ -4,7 +4,7 @@
 // errors and failed requests of each step's time beneath it, markers and the client's results, the
 // final page, and the failure with the steps that led to it. Pure.
 import { errorsOf } from './viewer/facts.ts';
-import { duration, openingStep, stepWindow, traceStart, within, type Trace, type TraceStep } from './viewer/model.ts';
+import { duration, elementTarget, locators, openingStep, stepWindow, traceStart, within, type Trace, type TraceStep } from './viewer/model.ts';
 
 /** How many steps before the failure its section repeats. */
 const LEAD_UP = 5;
@@ -15,6 +15,8 @@ export function transcript(trace: Pick<Trace, 'session' | 'steps' | 'console' | 
   const { session, steps } = trace;
   const start = traceStart(trace as Trace);
   const at = (t: number) => `+${((t - start) / 1000).toFixed(3)} s`;
+  const found = locators(steps);
+  const line = (step: TraceStep) => stepLine(step, at, elementTarget(step, found));
   const lines: string[] = [];
   const result = session.result ?? 'unknown';
   lines.push(`# ${oneLine(session.name ?? `session ${session.id}`)} — ${result}`, '');
@@ -39,13 +41,13 @@ export function transcript(trace: Pick<Trace, 'session' | 'steps' | 'console' | 
     const before = steps.slice(Math.max(0, at0 - LEAD_UP), at0 + 1);
     if (before.length) {
       lines.push(before.length > 1 ? 'The steps that led to it:' : 'The step:', '');
-      for (const step of before) lines.push(stepLine(step, at));
+      for (const step of before) lines.push(line(step));
     }
   }
 
   lines.push('', '## Steps', '', `Times from the session's start (${session.startedAt ?? new Date(start).toISOString()}).`, '');
   for (const step of steps) {
-    lines.push(stepLine(step, at));
+    lines.push(line(step));
     const window = stepWindow(steps, step.n);
     for (const c of within(trace.console, (e) => e.timestamp, window)) {
       if (c.type === 'pageerror') lines.push(`    - page error ${at(c.timestamp)}: ${cut(oneLine(c.text))}`);
@@ -72,13 +74,15 @@ function failureOf(trace: Pick<Trace, 'session' | 'steps' | 'console' | 'network
   return { n: reported.n, text: `The client reported the test failed${session.resultReason ? `: ${cut(oneLine(session.resultReason), 500)}` : ''}.` };
 }
 
-/** One step as one line: `N. +t s name target value — result (duration)`. */
-function stepLine(step: TraceStep, at: (t: number) => string): string {
+/** One step as one line: `N. +t s name target value — result (duration)`; `element`: the element it addressed, named. */
+function stepLine(step: TraceStep, at: (t: number) => string, element: string | undefined): string {
   const head = `${step.n + 1}. ${at(step.startedAt)}`;
   if (step.kind === 'marker') return `${head} ⚑ marker ${step.name}${step.text ? `: ${cut(oneLine(step.text))}` : ''}`;
   if (step.kind === 'event') return `${head} event ${step.name}${step.text ? `: ${cut(oneLine(step.text))}` : ''}`;
   const kind = step.kind === 'bidi' ? ' (BiDi)' : step.kind === 'forwarded' ? ' (forwarded)' : '';
-  const { target, value } = describe(step.params);
+  const described = describe(step.params);
+  const target = [element, described.target].filter(Boolean).join(' ');
+  const { value } = described;
   const outcome = step.error ? `**ERROR ${step.error.code}**: ${cut(oneLine(step.error.message))}` : step.result !== undefined ? `→ ${cut(oneLine(typeof step.result === 'string' ? step.result : JSON.stringify(step.result)), 100)}` : 'ok';
   const parts = [`${head} **${step.name}**${kind}`, target, value && `value ${value}`, '—', outcome, `(${duration(step.durationMs)})`];
   return parts.filter(Boolean).join(' ');

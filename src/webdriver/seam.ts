@@ -51,6 +51,8 @@ export interface Step {
   startedAt: number;
   durationMs: number;
   error?: { code: string; message: string };
+  /** The web element the command addressed: its reference in the URL (`{elementId}`), if any. */
+  element?: string;
   /** The page may show something else now (route table: changesPage); a failure counts too. */
   changesPage: boolean;
   /** Parameters and answer, secrets redacted: only for a session whose content is kept. */

@@ -29,9 +29,9 @@ function failedSession(): Pick<Trace, 'session' | 'steps' | 'console' | 'network
     steps: [
       step(0, 'newSession', { params: { capabilities: {} }, result: '{"sessionId":"abc"}' }),
       step(1, 'navigateTo', { params: { url: 'http://shop.test/cart' }, url: 'http://shop.test/cart', title: 'Cart' }),
-      step(2, 'findElement', { params: { using: 'css selector', value: '#user' }, result: '{"element-6066-11e4-a52f-4f735a6f2f5a":"e-1"}' }),
-      step(3, 'elementSendKeys', { params: { id: 'e-1', text: 'alice' } }),
-      step(4, 'elementClick', { params: { id: 'e-2' }, url: 'http://shop.test/pay', title: 'Pay\nnow' }),
+      step(2, 'findElement', { params: { using: 'css selector', value: '#user' }, result: '{"element-6066-11e4-a52e-4f735466cecf":"e-1"}' }),
+      step(3, 'elementSendKeys', { element: 'e-1', params: { text: 'alice' } }),
+      step(4, 'elementClick', { element: 'e-2', url: 'http://shop.test/pay', title: 'Pay\nnow' }),
       { n: 5, kind: 'marker', name: 'marker:add', startedAt: T0 + 5000, durationMs: 0, text: 'cart filled' },
       step(6, 'findElement', { params: { using: 'css selector', value: '#receipt' }, error: { code: 'no such element', message: 'no element matches "#receipt"' } }),
       { n: 7, kind: 'event', name: 'test:failed', startedAt: T0 + 7000, durationMs: 0, text: 'expected a receipt' },
@@ -61,8 +61,10 @@ test('a failed session: a heading with its result, who and what, the final page,
   const steps = md.slice(md.indexOf('## Steps')).split('\n').filter((l) => /^\d+\. /.test(l));
   assert.equal(steps.length, 9);
   assert.equal(steps[1], '2. +1.000 s **navigateTo** http://shop.test/cart — ok (12 ms)');
-  assert.equal(steps[2], '3. +2.000 s **findElement** css selector "#user" — → {"element-6066-11e4-a52f-4f735a6f2f5a":"e-1"} (12 ms)');
-  assert.equal(steps[3], '4. +3.000 s **elementSendKeys** element e-1 value "alice" — ok (12 ms)');
+  assert.equal(steps[2], '3. +2.000 s **findElement** css selector "#user" — → {"element-6066-11e4-a52e-4f735466cecf":"e-1"} (12 ms)');
+  // An element by the locator that found it; one no step found by its reference.
+  assert.equal(steps[3], '4. +3.000 s **elementSendKeys** css selector "#user" (found in step 3) value "alice" — ok (12 ms)');
+  assert.equal(steps[4], '5. +4.000 s **elementClick** element e-2 — ok (12 ms)');
   assert.equal(steps[5], '6. +5.000 s ⚑ marker marker:add: cart filled');
   assert.equal(steps[6], '7. +6.000 s **findElement** css selector "#receipt" — **ERROR no such element**: no element matches "#receipt" (12 ms)');
   assert.equal(steps[7], '8. +7.000 s event test:failed: expected a receipt');

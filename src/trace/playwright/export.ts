@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { setImmediate as yieldToOthers } from 'node:timers/promises';
 import { strToU8, zipSync, type Zippable } from 'fflate';
 import { actionOf, afterOf, beforeOf, filmstrip, type PhaseView } from '../viewer/captures.ts';
-import { readTrace, type Har, type Trace, type TraceStep } from '../viewer/model.ts';
+import { elementTarget, locators, readTrace, type Har, type Trace, type TraceStep } from '../viewer/model.ts';
 import { htmlToNodes, type ElementSnapshot, type NodeSnapshot } from './html-nodes.ts';
 
 /** Playwright's trace format version written (packages/trace/src/trace.ts VERSION). */
@@ -48,9 +48,12 @@ class Writer {
   /** Snapshot files parsed, by page, file and marked element: the main frame's tree and its frames'. */
   readonly #parsed = new Map<string, Array<{ frameId: string; root: ElementSnapshot; doctype?: string }>>();
   #page = 'page@main';
+  /** What found each element (the steps addressing one are titled with it). */
+  readonly #found: ReturnType<typeof locators>;
 
   constructor(trace: Trace) {
     this.#trace = trace;
+    this.#found = locators(trace.steps);
     const started = Date.parse(trace.session.startedAt ?? '');
     this.#start = Math.min(Number.isFinite(started) ? started : Infinity, trace.steps[0]?.startedAt ?? Infinity);
     if (!Number.isFinite(this.#start)) this.#start = 0;
@@ -100,7 +103,7 @@ class Writer {
       type: 'before',
       callId,
       startTime: step.startedAt,
-      title: titleOf(step),
+      title: titleOf(step, this.#found),
       class: aside ? 'Test' : 'WebDriver',
       method: step.name,
       params: paramsOf(step),
@@ -276,11 +279,12 @@ function playwrightBrowser(engine: string | undefined, browserName: string | und
 }
 
 /** An action's title in Playwright's list: the command and what it aimed at. */
-function titleOf(step: TraceStep): string {
+function titleOf(step: TraceStep, found: ReturnType<typeof locators>): string {
   if (step.kind === 'marker') return `⚑ ${step.name}${step.text ? `: ${step.text}` : ''}`;
   if (step.kind === 'event') return `${step.name}${step.text ? `: ${step.text}` : ''}`;
   const p = (step.params ?? {}) as Record<string, unknown>;
-  const detail = typeof p.url === 'string' ? p.url : typeof p.using === 'string' && typeof p.value === 'string' ? `${p.using} ${p.value}` : typeof p.text === 'string' ? `"${p.text}"` : '';
+  const locator = step.element && found.get(step.element)?.locator;
+  const detail = [typeof p.url === 'string' ? p.url : typeof p.using === 'string' && typeof p.value === 'string' ? `${p.using} ${p.value}` : (locator ?? ''), typeof p.text === 'string' ? `"${p.text}"` : ''].filter(Boolean).join(' ');
   // Playwright's title fills in {param}: braces of a page's text are kept as they are.
   return `${step.name}${detail ? ` ${detail.slice(0, 200)}` : ''}`.replace(/[{}]/g, (c) => (c === '{' ? '\u2774' : '\u2775'));
 }

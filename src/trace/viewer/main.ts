@@ -7,7 +7,7 @@
 // as text, never as markup, except the snapshot, which only the sandboxed frame renders.
 import { PHASES, markSnapshot, percentBox, phaseOf, type Phase, type PhaseView } from './captures.ts';
 import { renderStrip, type Strip } from './filmstrip.ts';
-import { duration, mimeOf, openingStep, readTrace, snapshotDocument, stepWindow, traceStart, TraceError, videoTime, within, type NetworkEntry, type Trace, type TraceStep } from './model.ts';
+import { duration, elementTarget, locators, mimeOf, openingStep, readTrace, snapshotDocument, stepWindow, traceStart, TraceError, videoTime, within, type NetworkEntry, type Trace, type TraceStep } from './model.ts';
 import { element, renderErrors, renderMetadata, renderRequest } from './panels.ts';
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -19,6 +19,8 @@ let phase: Phase = 'after';
 let strip: Strip | undefined;
 /** The requests the network tab lists now (a row's index into it). */
 let listed: NetworkEntry[] = [];
+/** What found each element the open trace's steps address. */
+let found: ReturnType<typeof locators> = new Map();
 /** blob: URLs of the open trace's files, made when first shown, revoked with the trace. */
 let urls = new Map<string, string>();
 
@@ -71,6 +73,7 @@ function open(bytes: Uint8Array, source: string): void {
   const video = $<HTMLVideoElement>('video');
   if (trace.video) video.src = fileUrl(trace.video)!;
   else video.removeAttribute('src');
+  found = locators(trace.steps);
   $('steps').replaceChildren(...trace.steps.map(stepItem));
   strip = renderStrip($('filmstrip'), trace, fileUrl, (n, chosen) => select(n, chosen));
   const errors = renderErrors($('errors'), trace, (n) => select(n));
@@ -90,7 +93,7 @@ function stepItem(step: TraceStep): HTMLLIElement {
   const name = element('span', step.name, 'name');
   if (step.kind === 'bidi' || step.kind === 'forwarded') name.append(element('span', step.kind === 'bidi' ? 'BiDi' : 'forwarded', 'kind'));
   li.append(element('span', String(step.n + 1), 'n'), name, element('span', step.kind === 'marker' ? '' : duration(step.durationMs), 'ms'));
-  const detail = step.error ? `${step.error.code}: ${step.error.message}` : (step.text ?? summary(step.params));
+  const detail = step.error ? `${step.error.code}: ${step.error.message}` : (step.text ?? [elementTarget(step, found), summary(step.params)].filter(Boolean).join(' '));
   if (detail) li.append(element('span', detail, 'detail'));
   li.title = detail ? `${step.name}\n${detail}` : step.name;
   li.onclick = () => select(step.n);
@@ -198,6 +201,7 @@ function showCall(step: TraceStep): void {
   ];
   if (step.kind !== 'marker' && step.durationMs !== undefined) rows.push(['duration', duration(step.durationMs)]);
   if (step.text) rows.push(['text', step.text]);
+  if (step.element) rows.push(['element', elementTarget(step, found)!]);
   if (step.error) rows.push(['error', element('span', `${step.error.code}: ${step.error.message}`, 'error')]);
   if (step.params !== undefined) rows.push(['parameters', element('pre', JSON.stringify(step.params, null, 2))]);
   if (step.result !== undefined) rows.push(['result', element('pre', typeof step.result === 'string' ? step.result : JSON.stringify(step.result, null, 2))]);

@@ -79,6 +79,8 @@ export interface TraceStep {
   params?: unknown;
   result?: unknown;
   error?: { code: string; message: string };
+  /** The web element reference the command addressed (from its URL). */
+  element?: string;
   window?: string;
   url?: string;
   title?: string;
@@ -253,6 +255,32 @@ export function latest(steps: TraceStep[], n: number, field: 'screenshot' | 'sna
     if (path) return { path, from: steps[i]!.n };
   }
   return undefined;
+}
+
+/** The W3C web element identifier (§12.1) under which an element reference comes. */
+const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf';
+
+/**
+ * What found each element the trace's steps got back, by its reference: `css selector "#buy"`, the
+ * locator of the Find Element(s) step whose answer holds it (the first). For the steps addressing
+ * it: a reader sees what was clicked, not an opaque id.
+ */
+export function locators(steps: readonly TraceStep[]): Map<string, { locator: string; n: number }> {
+  const found = new Map<string, { locator: string; n: number }>();
+  const pattern = new RegExp(`"${ELEMENT_KEY}":\\s*"([^"]+)"`, 'g');
+  for (const step of steps) {
+    const p = step.params as { using?: unknown; value?: unknown } | undefined;
+    if (typeof step.result !== 'string' || typeof p?.using !== 'string' || typeof p.value !== 'string') continue;
+    for (const m of step.result.matchAll(pattern)) if (!found.has(m[1]!)) found.set(m[1]!, { locator: `${p.using} "${p.value}"`, n: step.n });
+  }
+  return found;
+}
+
+/** The element a step addressed, as a reader names it: its locator (and the step that found it), else its reference. */
+export function elementTarget(step: TraceStep, found: Map<string, { locator: string; n: number }>): string | undefined {
+  if (!step.element) return undefined;
+  const by = found.get(step.element);
+  return by ? `${by.locator} (found in step ${by.n + 1})` : `element ${step.element.slice(0, 16)}`;
 }
 
 /**
