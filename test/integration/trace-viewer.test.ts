@@ -324,6 +324,7 @@ describe('a session recorded by the gateway', () => {
       await page.waitForSelector('#steps li');
       assert.equal(await page.$eval('#title', (e) => e.textContent), 'checkout shows the total');
       assert.equal(await page.$eval('#result .badge', (e) => e.textContent), 'failed');
+      assert.equal(await page.$eval('#playwright', (a) => a.getAttribute('href')), `/wdgate/sessions/${s.id}/trace?format=playwright`);
       const rows = await stepRows(page);
       const names = rows.map((r) => r.name);
       for (const name of ['navigateTo', 'findElement', 'elementClick']) assert.ok(names.includes(name), `${name} is not among ${names}`);

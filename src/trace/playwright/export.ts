@@ -1,9 +1,9 @@
 // A wdgate trace as a Playwright trace (GET /wdgate/sessions/{id}/trace?format=playwright), for
 // Playwright's own trace viewer (`npx playwright show-trace`, trace.playwright.dev): written from
 // Playwright's format as packages/trace/src/trace.ts and snapshot.ts define it, in its version 8
-// (snapshots named by the actions, files by their SHA-1 under resources/): the version Playwright
-// 1.45–1.63 write, which every viewer since reads, the 1.64.1 this project ships included (its
-// trace modernizer brings it to its own version 10). One context; a page per
+// (snapshots named by the actions, files by their SHA-1 under resources/): an older version its
+// viewers since read, the playwright-core 1.64.1 this project ships included (its trace modernizer
+// brings it to its own version 10 as it loads it). One context; a page per
 // window; each step an action with its before, input (action) and after DOM snapshots, its error
 // and its parameters; the screenshots as the page's screencast frames; console lines, page errors
 // and the HAR's requests (with the bodies the trace kept). Made

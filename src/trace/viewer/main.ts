@@ -48,6 +48,7 @@ function open(bytes: Uint8Array, source: string): void {
   }
   for (const url of urls.values()) URL.revokeObjectURL(url);
   urls = new Map();
+  $('playwright').hidden = true;
   trace = next;
   const { session } = trace;
   document.title = `${session.name ?? session.id} · wdgate trace`;
@@ -338,5 +339,11 @@ async function openFromAddress(): Promise<void> {
     return say(`The trace could not be loaded (${reply.status}): ${message ?? reply.statusText}.${login}`, true);
   }
   open(new Uint8Array(await reply.arrayBuffer()), session ? `session ${session}` : path!);
+  // A kept session's trace: also as Playwright's viewer reads it (made by the gateway when asked).
+  if (session) {
+    const link = $<HTMLAnchorElement>('playwright');
+    link.href = `${url}?format=playwright`;
+    link.hidden = false;
+  }
 }
 void openFromAddress();
