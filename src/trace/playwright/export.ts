@@ -10,7 +10,7 @@
 // when asked, on the gateway's thread: it yields to other sessions between steps.
 import { createHash } from 'node:crypto';
 import { setImmediate as yieldToOthers } from 'node:timers/promises';
-import { strToU8, zipSync, type Zippable } from 'fflate';
+import { strToU8, Zip, ZipDeflate, ZipPassThrough } from 'fflate';
 import { actionOf, afterOf, beforeOf, filmstrip, type PhaseView } from '../viewer/captures.ts';
 import { elementTarget, locators, readTrace, type Har, type Trace, type TraceStep } from '../viewer/model.ts';
 import { htmlToNodes, type ElementSnapshot, type NodeSnapshot } from './html-nodes.ts';
@@ -27,14 +27,41 @@ export async function toPlaywrightTrace(zip: Uint8Array): Promise<Uint8Array> {
   const trace = readTrace(zip);
   const writer = new Writer(trace);
   await writer.run();
-  const out: Zippable = {
-    'trace.trace': strToU8(writer.events.map((e) => JSON.stringify(e)).join('\n')),
-    'trace.network': strToU8(writer.network.map((e) => JSON.stringify(e)).join('\n')),
-  };
-  // Pictures are compressed already: stored as they are.
-  for (const [path, bytes] of writer.files) out[path] = [bytes, { level: imageSize(bytes) ? 0 : 6 }];
-  return zipSync(out);
+  const chunks: Uint8Array[] = [];
+  const out = new Zip((error, chunk) => {
+    if (error) throw error;
+    chunks.push(chunk);
+  });
+  await addLines(out, 'trace.trace', writer.events);
+  await addLines(out, 'trace.network', writer.network);
+  for (const [path, bytes] of writer.files) {
+    // Pictures are compressed already: stored as they are.
+    const file = imageSize(bytes) ? new ZipPassThrough(path) : new ZipDeflate(path, { level: 6 });
+    out.add(file);
+    file.push(bytes, true);
+    await yieldToOthers();
+  }
+  out.end();
+  return Buffer.concat(chunks);
 }
+
+/** Events as NDJSON, deflated a part at a time with other sessions' work between parts (a trace's snapshots run to megabytes). */
+async function addLines(zip: Zip, name: string, events: readonly Event[]): Promise<void> {
+  const file = new ZipDeflate(name, { level: 6 });
+  zip.add(file);
+  let part = '';
+  for (const [i, event] of events.entries()) {
+    part += (i ? '\n' : '') + JSON.stringify(event);
+    if (part.length < PART) continue;
+    file.push(strToU8(part));
+    part = '';
+    await yieldToOthers();
+  }
+  file.push(strToU8(part), true);
+}
+
+/** How much text is deflated at once. */
+const PART = 256 * 1024;
 
 class Writer {
   readonly events: Event[] = [];
