@@ -282,13 +282,15 @@ function forwardRequest(
   }
   // The seam's turn first (what a Send Keys types is checked for a password field upstream); on
   // the hot path there is nothing to wait for.
-  const typed = name === 'elementSendKeys' || name === 'performActions';
-  const before = gateway.seam.before(session, { kind: 'forwarded', name, urlParams: route.kind === 'found' ? route.urlParams : {}, params: typed ? parsed(body) : undefined });
-  if (!before) return forwardNow(gateway, forwarder, res, state, session, method, rest, body, name, deleting);
+  // (Parsed once, for the seam and its step alike, and only when its content is kept.)
+  const params = gateway.seam.record(session)?.redactor ? parsed(body) : undefined;
+  const before = gateway.seam.before(session, { kind: 'forwarded', name, urlParams: route.kind === 'found' ? route.urlParams : {}, params });
+  const forward = () => forwardNow(gateway, forwarder, res, state, session, method, rest, body, name, deleting, params);
+  if (!before) return forward();
   session.inFlight++;
   void before.finally(() => {
     session.inFlight--;
-    forwardNow(gateway, forwarder, res, state, session, method, rest, body, name, deleting);
+    forward();
   });
 }
 
@@ -303,6 +305,7 @@ function forwardNow(
   body: Buffer,
   name: string,
   deleting: boolean,
+  params: unknown,
 ): void {
   let status = 0;
   const startedAt = Date.now();
@@ -315,7 +318,7 @@ function forwardNow(
   const done = (failure?: WebDriverError) => {
     session.inFlight--;
     session.lastActivity = Date.now();
-    answeredForwarded(gateway, session, name, body, status, answer, startedAt, performance.now() - started, failure, kept);
+    answeredForwarded(gateway, session, name, params, status, answer, startedAt, performance.now() - started, failure);
     if (!deleting) return;
     // Delete Session ends the session here whatever the upstream said; it is sent again only
     // if the upstream did not take it.
@@ -379,13 +382,12 @@ function answeredForwarded(
   gateway: Gateway,
   session: PassThroughSession,
   name: string,
-  body: Buffer,
+  params: unknown,
   status: number,
   answer: Buffer[] | undefined,
   startedAt: number,
   ms: number,
   failure: WebDriverError | undefined,
-  kept: boolean,
 ): void {
   let value: unknown;
   if (answer) {
@@ -399,7 +401,7 @@ function answeredForwarded(
   const e = failure ?? (status >= 400 ? { code: typeof upstreamError?.error === 'string' ? upstreamError.error : 'unknown error', message: String(upstreamError?.message ?? `HTTP ${status}`) } : undefined);
   gateway.seam.answered(
     { kind: 'forwarded', name, session, startedAt, durationMs: ms, ...(e && { error: { code: e.code, message: e.message } }) },
-    kept ? parsed(body) : undefined,
+    params,
     e ? undefined : value,
   );
 }
