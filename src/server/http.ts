@@ -285,7 +285,8 @@ function forwardRequest(
   // (Parsed once, for the seam and its step alike, and only when its content is kept.)
   const params = gateway.seam.record(session)?.redactor ? parsed(body) : undefined;
   const before = gateway.seam.before(session, { kind: 'forwarded', name, urlParams: route.kind === 'found' ? route.urlParams : {}, params });
-  const forward = () => forwardNow(gateway, forwarder, res, state, session, method, rest, body, name, deleting, params);
+  const urlParams = route.kind === 'found' ? route.urlParams : {};
+  const forward = () => forwardNow(gateway, forwarder, res, state, session, method, rest, body, { name, urlParams }, deleting, params);
   if (!before) return forward();
   session.inFlight++;
   void before.finally(() => {
@@ -303,7 +304,7 @@ function forwardNow(
   method: string,
   rest: string,
   body: Buffer,
-  name: string,
+  command: { name: string; urlParams: Record<string, string> },
   deleting: boolean,
   params: unknown,
 ): void {
@@ -318,7 +319,7 @@ function forwardNow(
   const done = (failure?: WebDriverError) => {
     session.inFlight--;
     session.lastActivity = Date.now();
-    answeredForwarded(gateway, session, name, params, status, answer, startedAt, performance.now() - started, failure);
+    answeredForwarded(gateway, session, command, params, status, answer, startedAt, performance.now() - started, failure);
     if (!deleting) return;
     // Delete Session ends the session here whatever the upstream said; it is sent again only
     // if the upstream did not take it.
@@ -381,7 +382,7 @@ function parsed(body: Buffer): unknown {
 function answeredForwarded(
   gateway: Gateway,
   session: PassThroughSession,
-  name: string,
+  { name, urlParams }: { name: string; urlParams: Record<string, string> },
   params: unknown,
   status: number,
   answer: Buffer[] | undefined,
@@ -400,7 +401,7 @@ function answeredForwarded(
   const upstreamError = status >= 400 && typeof value === 'object' && value !== null ? (value as { error?: unknown; message?: unknown }) : undefined;
   const e = failure ?? (status >= 400 ? { code: typeof upstreamError?.error === 'string' ? upstreamError.error : 'unknown error', message: String(upstreamError?.message ?? `HTTP ${status}`) } : undefined);
   gateway.seam.answered(
-    { kind: 'forwarded', name, session, startedAt, durationMs: ms, ...(e && { error: { code: e.code, message: e.message } }) },
+    { kind: 'forwarded', name, session, urlParams, startedAt, durationMs: ms, ...(e && { error: { code: e.code, message: e.message } }) },
     params,
     e ? undefined : value,
   );

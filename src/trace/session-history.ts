@@ -38,6 +38,8 @@ export class SessionHistory {
         name: step.name,
         startedAt: step.startedAt,
         durationMs: Math.round(step.durationMs * 10) / 10,
+        // The element it addressed (an id of this session; the find step that returned it names it).
+        ...(step.urlParams?.elementId !== undefined && { element: step.urlParams.elementId }),
         ...(step.params !== undefined && !isEmpty(step.params) && { params: step.params }),
         ...(!step.error && step.value !== undefined && step.value !== null && { result: summarize(step.value) }),
         ...(step.error && { error: { code: step.error.code, message: step.error.message } }),

@@ -45,6 +45,8 @@ export interface Step {
   name: string;
   /** Its session; none for a command without one (Status, a New Session that failed). */
   session: AnySession | undefined;
+  /** The URL's parameters of a classic or forwarded command (the element it addresses: `elementId`). */
+  urlParams?: Record<string, string>;
   /** Wall clock (ms since the epoch) when it began, and how long it took. */
   startedAt: number;
   durationMs: number;
