@@ -222,6 +222,7 @@ function history(v: unknown, name: string): HistoryConfig {
     directory: nullable(str)(o.directory, `${name}.directory`) as string | null,
     retention: int(0, Number.MAX_SAFE_INTEGER)(o.retention, `${name}.retention`) as number,
     maxBytes: int(0, Number.MAX_SAFE_INTEGER)(o.maxBytes, `${name}.maxBytes`) as number,
+    verdictWindow: int(2, 1000)(o.verdictWindow, `${name}.verdictWindow`) as number,
   };
 }
 

@@ -49,6 +49,9 @@ export const routes = [
   { method: 'GET', path: '/wdgate/sessions/{sessionId}/har', command: 'getSessionHar' },
   { method: 'GET', path: '/wdgate/sessions/{sessionId}/video', command: 'getSessionVideo' },
   { method: 'GET', path: '/wdgate/sessions/{sessionId}/log', command: 'getSessionLog' },
+  // Across runs: tests by name, their verdicts, a failure against the last pass (src/trace/runs/).
+  { method: 'GET', path: '/wdgate/sessions/{sessionId}/compare', command: 'compareSession' },
+  { method: 'GET', path: '/wdgate/tests', command: 'listTests' },
   { method: 'GET', path: `${S}/timeouts`, command: 'getTimeouts', looksAround: true },
   { method: 'POST', path: `${S}/timeouts`, command: 'setTimeouts' },
   { method: 'POST', path: `${S}/url`, command: 'navigateTo', changesPage: true },

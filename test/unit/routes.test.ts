@@ -98,11 +98,11 @@ describe('route table', () => {
     }
   });
 
-  test("the table holds the W3C endpoints plus Selenium file upload, managed downloads, session events, chromedriver's CDP command, the metrics, the health and readiness probes, the admin API, recordings and the history, each once", () => {
+  test("the table holds the W3C endpoints plus Selenium file upload, managed downloads, session events, chromedriver's CDP command, the metrics, the health and readiness probes, the admin API, recordings, the history and the tests across runs, each once", () => {
     const keys = routes.map((r) => `${r.method} ${r.path}`);
     assert.equal(new Set(keys).size, keys.length, 'a method and path appear twice');
     assert.equal(new Set(routes.map((r) => r.command)).size, routes.length, 'a command name appears twice');
-    assert.equal(routes.length, SPEC_ENDPOINTS.length + 6 + 8 + 2 + 5);
+    assert.equal(routes.length, SPEC_ENDPOINTS.length + 6 + 8 + 2 + 5 + 2);
     assert.deepEqual(
       routes.filter((r) => r.path.startsWith('/wdgate/sessions')).map((r) => `${r.method} ${r.path} ${r.command}`),
       [
@@ -112,8 +112,11 @@ describe('route table', () => {
         'GET /wdgate/sessions/{sessionId}/har getSessionHar',
         'GET /wdgate/sessions/{sessionId}/video getSessionVideo',
         'GET /wdgate/sessions/{sessionId}/log getSessionLog',
+        'GET /wdgate/sessions/{sessionId}/compare compareSession',
       ],
     );
+    const tests = matchRoute('GET', '/wdgate/tests');
+    assert.ok(tests.kind === 'found' && tests.route.command === 'listTests');
     const ready = matchRoute('GET', '/ready');
     assert.ok(ready.kind === 'found' && ready.route.command === 'ready');
     const event = matchRoute('POST', '/session/S/se/event');
