@@ -147,10 +147,13 @@ describe('deploy/kubernetes', () => {
 describe('Dockerfile', () => {
   const dockerfile = readFileSync(`${ROOT}Dockerfile`, 'utf8');
 
-  test('Debian 12 with Node 20, the runtime packages only, a non-root user, wdgate --headless, a health check on /health', () => {
-    assert.match(dockerfile, /^FROM node:20-bookworm/m);
+  test('Debian 12 with Node 20 (the official image, by its full name), the runtime packages only, a non-root user by number, wdgate --headless, a health check on /health', () => {
+    assert.match(dockerfile, /^FROM docker\.io\/library\/node:20-bookworm-slim$/m);
     assert.match(dockerfile, /scripts\/setup\.sh --runtime/);
-    assert.match(dockerfile, /^USER wdgate$/m);
+    // runAsNonRoot (wdgate.yaml) can check a number only: a name makes the kubelet refuse the pod.
+    const user = /^USER (\S+)$/m.exec(dockerfile)?.[1];
+    assert.match(user ?? '', /^[1-9]\d*$/);
+    assert.equal(pod.securityContext.runAsNonRoot, true);
     assert.match(dockerfile, /^ENTRYPOINT \[.*"\/opt\/wdgate\/bin\/wdgate\.js", "--headless"\]$/m);
     const health = /^HEALTHCHECK .*(http:\/\/[^'"]+)/m.exec(dockerfile);
     assert.ok(health);
