@@ -22,7 +22,7 @@ COPY package.json package-lock.json ./
 ARG NODE_EXTRA_CA_CERTS
 RUN npm ci --omit=dev --no-audit --no-fund \
  && find node_modules/uWebSockets.js/binaries -type f ! -name "uws_linux_$(node -p process.arch)_$(node -p process.versions.modules).node" -delete \
- && rm -rf /root/.npm
+ && find /root/.npm -mindepth 1 -delete
 # A user of its own, by number (Kubernetes' runAsNonRoot can check a number, not a name). As
 # non-root, Chromium keeps its own sandbox (user namespaces). Its home holds the history of
 # ended sessions (~/.cache/wdgate/history): mount a volume at /home/wdgate/.cache/wdgate to keep it.

@@ -93,14 +93,22 @@ fi
 # --format docker keeps the HEALTHCHECK (the OCI format has none).
 # npm inside the build trusts what npm trusts here: a registry reached through a proxy that signs
 # with its own CA (npm's cafile, or NODE_EXTRA_CA_CERTS) has that list mounted for the build only.
-ca=()
+mounts=()
 cafile="$(npm config get cafile 2>/dev/null || true)"
 [ -n "$cafile" ] && [ "$cafile" != "null" ] && [ "$cafile" != "undefined" ] || cafile="${NODE_EXTRA_CA_CERTS:-}"
 if [ -n "$cafile" ] && [ -f "$cafile" ]; then
-  ca=(--volume "$(readlink -f "$cafile"):/run/wdgate-build/ca.crt:ro" --build-arg NODE_EXTRA_CA_CERTS=/run/wdgate-build/ca.crt)
+  mounts=(--volume "$(readlink -f "$cafile"):/run/wdgate-build/ca.crt:ro" --build-arg NODE_EXTRA_CA_CERTS=/run/wdgate-build/ca.crt)
 fi
+# What this machine already fetched is read from its caches, through overlays the build cannot
+# change: Debian's packages (setup.sh installed the same browsers from the same archive) and npm's.
+# apt takes a cached file only if it matches the archive's signed index, npm only if it matches
+# package-lock.json's integrity hash; anything else is downloaded as without them. (Here: the
+# packages' layer in 2 minutes instead of 3.)
+if compgen -G '/var/cache/apt/archives/*.deb' >/dev/null; then mounts+=(--volume /var/cache/apt/archives:/var/cache/apt/archives:O); fi
+npm_cache="$(npm config get cache 2>/dev/null || true)"
+if [ -n "$npm_cache" ] && [ -d "$npm_cache/_cacache" ]; then mounts+=(--volume "$npm_cache:/root/.npm:O"); fi
 previous="$(podman image inspect --format '{{.Id}}' "$TAG" 2>/dev/null || true)"
-podman build --pull=never --format docker "${ca[@]}" --tag "$TAG" .
+podman build --pull=never --format docker "${mounts[@]}" --tag "$TAG" .
 current="$(podman image inspect --format '{{.Id}}' "$TAG")"
 # The image this tag named before (and its layers no other image uses) goes.
 if [ -n "$previous" ] && [ "$previous" != "$current" ]; then podman rmi "$previous" >/dev/null 2>&1 || true; fi
