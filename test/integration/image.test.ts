@@ -35,7 +35,11 @@ const TOKEN = randomBytes(18).toString('base64url');
 async function unavailable(): Promise<string | null> {
   if (process.getuid?.() !== 0) return 'needs root: podman builds and runs the image rootful here';
   const podman = await run('podman', ['--version']).then(() => true, () => false);
-  return podman ? null : 'needs podman, buildah and mmdebstrap (bash scripts/setup.sh installs them)';
+  if (!podman) return 'needs podman, buildah and mmdebstrap (bash scripts/setup.sh installs them)';
+  // Without the base, scripts/build-image.sh makes it with this machine's Node, which must be the 20 its name says.
+  const base = await run('podman', ['image', 'exists', BASE]).then(() => true, () => false);
+  if (!base && process.versions.node.split('.')[0] !== '20') return `${BASE} is not in podman's storage, and this machine's Node ${process.versions.node} cannot stand in for Node 20 (pull the image, or run with Node 20)`;
+  return null;
 }
 
 const podman = async (...args: string[]) => (await run('podman', args, { maxBuffer: 64 * 1024 * 1024 })).stdout.trim();
@@ -64,6 +68,7 @@ describe('the container image', { skip: skip ?? false }, () => {
   let sessionId = '';
   const auth = { authorization: `Bearer ${TOKEN}` };
 
+  // The first build on a machine takes minutes (see above): longer than any one test may.
   before(async () => {
     const started = performance.now();
     built = await new Promise<string>((resolve, reject) => {
@@ -95,7 +100,7 @@ describe('the container image', { skip: skip ?? false }, () => {
     await new Promise<void>((resolve) => pages!.listen(0, gateway, resolve));
     const address = pages.address();
     pageUrl = `http://host.containers.internal:${typeof address === 'object' && address ? address.port : 0}/`;
-  });
+  }, { timeout: 20 * 60_000 });
 
   after(async () => {
     await driver?.quit().catch(() => {});
