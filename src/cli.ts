@@ -11,6 +11,8 @@ Usage: wdgate [options]
   --port <n>                        port to listen on (default 8000; 0 picks a free one)
   --listen-address <addr>           address to listen on (default 0.0.0.0; peers that are not
                                     on loopback are refused unless tokens are configured)
+  --metrics-port <n>                also serve GET /metrics on this port, to any peer without a
+                                    token (for Prometheus; nothing else is served there)
   --headless                        run browsers headless (needed on machines without a display)
   --certificate <file>              serve HTTPS with this PEM certificate; the PEM file may also
                                     hold the private key, or name the key with --certificate-key
@@ -45,6 +47,7 @@ Usage: wdgate [options]
 const OPTIONS = {
   port: { type: 'string' },
   'listen-address': { type: 'string' },
+  'metrics-port': { type: 'string' },
   headless: { type: 'boolean' },
   certificate: { type: 'string' },
   'certificate-key': { type: 'string' },
@@ -107,6 +110,7 @@ function readConfig(values: ParsedOptions): Config {
     history: section('history', { directory: values['history-directory'] }),
     port: values.port,
     listenAddress: values['listen-address'],
+    metricsPort: values['metrics-port'],
     headless: values.headless,
     certificate: values.certificate,
     certificateKey: values['certificate-key'],

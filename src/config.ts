@@ -13,6 +13,8 @@ import defaults from '../config/default.json' with { type: 'json' };
 export interface Config {
   port: number;
   listenAddress: string;
+  /** A port of its own that serves GET /metrics to any peer without a token, and nothing else (null: none; src/server/metrics-listener.ts). */
+  metricsPort: number | null;
   headless: boolean;
   certificate: string | null;
   certificateKey: string | null;
@@ -278,6 +280,7 @@ function playwright(v: unknown, name: string): Config['playwright'] {
 const SCHEMA: Record<keyof Config, Check> = {
   port: int(0, 65535),
   listenAddress: str,
+  metricsPort: nullable(int(0, 65535)),
   headless: bool,
   certificate: nullable(str),
   certificateKey: nullable(str),
