@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what wdgate needs on a Debian 12 machine, skipping what is already there:
 # Chromium, chromedriver, firefox-esr, WebKitWebDriver, Xvfb and ffmpeg from Debian, and the npm dependencies.
-# Nothing downloads a browser of its own.
+# Nothing downloads a browser of its own. It stops first, saying what to do, when Node is too old.
 #   --runtime: only what running the gateway needs (a server, the Dockerfile): no Java, no
 #              Python client, no test tools, no container tools, npm's dev dependencies left out.
 #   --no-npm:  Debian's packages only (the Dockerfile installs the npm packages in a layer of
@@ -18,6 +18,28 @@ for arg in "$@"; do
     *) echo "usage: $0 [--runtime] [--no-npm]" >&2; exit 2 ;;
   esac
 done
+
+# Node first: wdgate needs the version package.json's "engines" names (20.15: zlib.crc32), and
+# plain Debian 12's nodejs is 18. Said before anything is installed.
+want=$(sed -n 's/.*"node": *">=\([0-9][0-9.]*\)".*/\1/p' package.json)
+have=$( (node --version 2>/dev/null || true) | sed 's/^v//')
+version_ok() { # $1 >= $2, as major.minor
+  local a1 a2 b1 b2
+  IFS=. read -r a1 a2 _ <<<"$1.0"
+  IFS=. read -r b1 b2 _ <<<"$2.0"
+  [ "${a1:-0}" -gt "${b1:-0}" ] || { [ "${a1:-0}" -eq "${b1:-0}" ] && [ "${a2:-0}" -ge "${b2:-0}" ]; }
+}
+if [ -z "$have" ] || ! version_ok "$have" "$want" || ! command -v npm >/dev/null 2>&1; then
+  if [ -z "$have" ]; then found="no node"; else found="Node $have"; fi
+  command -v npm >/dev/null 2>&1 || found="$found and no npm"
+  cat >&2 <<EOF
+setup: wdgate needs Node.js $want or later, with npm; this machine has $found.
+  Debian 12's own nodejs package is Node 18: too old. Install a newer Node first, then run this again:
+    Debian 13 (trixie):  sudo apt-get install nodejs npm      (Node 20)
+    Debian 12:           NodeSource's nodejs package for Node 20 or 22, or nvm (nvm install 22)
+EOF
+  exit 1
+fi
 
 SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
@@ -89,7 +111,10 @@ if [ -z "$RUNTIME" ]; then
 fi
 
 if [ -n "$NO_NPM" ]; then exit 0; fi
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+if [ -L node_modules ]; then
+  # A link to another checkout's packages (a git worktree's): npm ci would empty that checkout's.
+  echo "setup: node_modules links to $(readlink node_modules): left as it is (npm ci there, or remove the link)"
+elif [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: installing npm dependencies${RUNTIME:+ (runtime only)}"
   npm ci --no-audit --no-fund ${RUNTIME:+--omit=dev}
 fi

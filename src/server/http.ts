@@ -5,7 +5,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '
 import { error, HttpRefusal, serializeError, toWebDriverError, type WebDriverError } from '../webdriver/errors.ts';
 import type { Gateway } from '../webdriver/gateway.ts';
 import { JsonText, TextBody } from '../webdriver/json.ts';
-import { matchRoute } from '../webdriver/routes.ts';
+import { matchRoute, withoutBasePath } from '../webdriver/routes.ts';
 import { forwardedReports, ReportError } from '../webdriver/reports.ts';
 import { LOCAL } from './auth.ts';
 import type { Principal } from './auth.ts';
@@ -187,8 +187,9 @@ function handle(edge: Edge, res: HttpResponse, req: HttpRequest): void {
   if ('refusal' in gate) return afterBody(res, state, hasBody, options.maxBodyBytes, () => gate.refusal(res, state));
   request.principal = gate.principal;
 
-  // A pass-through session's requests go to its upstream as they are (./forward.ts).
-  const target = /^\/session\/([^/]+)(\/.*)?$/.exec(path);
+  // A pass-through session's requests go to its upstream as they are (./forward.ts), with or
+  // without the legacy /wd/hub prefix (the upstream gets its own path for the session).
+  const target = /^\/session\/([^/]+)(\/.*)?$/.exec(withoutBasePath(path));
   const passThrough = target && gateway.sessions.passThrough(target[1]!, gate.principal.name);
   if (passThrough) {
     // A dot segment would let the upstream resolve the path to another of its sessions.

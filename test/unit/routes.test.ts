@@ -1,7 +1,7 @@
 // The route table against the W3C WebDriver endpoint list (spec §6.5), and the matcher.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { matchRoute, routes } from '../../src/webdriver/routes.ts';
+import { matchRoute, routes, withoutBasePath } from '../../src/webdriver/routes.ts';
 
 // Spec §6.5 "Endpoints", written out independently of src/webdriver/routes.ts.
 const SPEC_ENDPOINTS: [string, string, string][] = [
@@ -188,6 +188,10 @@ describe('matchRoute', () => {
     assert.deepEqual(m.kind === 'found' && m.urlParams, { sessionId: 'S' });
     assert.ok(matchRoute('GET', '/wd/hub/status/').kind === 'found');
     assert.deepEqual(matchRoute('GET', '/wd/hubx/status'), { kind: 'unknown command' });
+    // The path a pass-through session's request is forwarded by (any command, even one not in the table).
+    assert.equal(withoutBasePath('/wd/hub/session/S/moz/context'), '/session/S/moz/context');
+    assert.equal(withoutBasePath('/wd/hubx/session/S'), '/wd/hubx/session/S');
+    assert.equal(withoutBasePath('/session/S/wd/hub/x'), '/session/S/wd/hub/x');
   });
 
   test('literal segments win, but a parameter with the same text still routes', () => {
