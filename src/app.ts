@@ -119,6 +119,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
   let gateway: Gateway | undefined;
   const metrics = new Metrics({
     sessionsActive: () => gateway!.sessions.size,
+    slotsBusy: () => gateway!.admission.active,
     sessionsQueued: () => gateway!.admission.queued,
     queuedByPrincipal: () => gateway!.admission.lines(),
     pool: () => pool.stats(),

@@ -143,6 +143,7 @@ describe("the pod's pieces, from another address", { skip: unavailable ?? false 
       let text = '';
       await eventually(async () => /^wdgate_sessions_queued 1$/m.test((text = (await metrics()).text)), 'the second session never showed as waiting', 30_000);
       assert.match(text, /^wdgate_sessions_active 1$/m);
+      assert.match(text, /^wdgate_slots_busy 1$/m);
       const value = evaluate(autoscalerQuery, text);
       assert.equal(value, 2);
       t.diagnostic(`${autoscalerQuery} = ${value}: ${Math.ceil(value / manifestConfig.maxSessions)} gateway(s) of ${manifestConfig.maxSessions} slots`);

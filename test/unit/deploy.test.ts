@@ -157,12 +157,12 @@ describe('deploy/kubernetes', () => {
   });
 
   test('the autoscaler counts busy slots and sessions waiting, at the gateways (their metrics) and in the Grid (its queue), 8 to a gateway', async () => {
-    const { text } = await new Metrics({ sessionsActive: () => 0, sessionsQueued: () => 0, queuedByPrincipal: () => [], pool: () => [], bidiConnections: () => 0 }).scrape();
+    const { text } = await new Metrics({ sessionsActive: () => 0, slotsBusy: () => 0, sessionsQueued: () => 0, queuedByPrincipal: () => [], pool: () => [], bidiConnections: () => 0 }).scrape();
     const exported = new Set([...text.matchAll(/^# TYPE (\w+)/gm)].map((m) => m[1]));
     const scaled = find('ScaledObject', 'wdgate').spec;
     assert.deepEqual(scaled.scaleTargetRef, { kind: 'Deployment', name: 'wdgate' });
     const prometheus = scaled.triggers.find((t: Doc) => t.type === 'prometheus');
-    assert.deepEqual(prometheus.metadata.query.match(/wdgate_\w+/g), ['wdgate_sessions_active', 'wdgate_sessions_queued']);
+    assert.deepEqual(prometheus.metadata.query.match(/wdgate_\w+/g), ['wdgate_slots_busy', 'wdgate_sessions_queued']);
     for (const name of prometheus.metadata.query.match(/wdgate_\w+/g)) assert.ok(exported.has(name), `${name} is not exported`);
     assert.equal(prometheus.metricType, 'AverageValue');
     assert.equal(Number(prometheus.metadata.threshold), config.maxSessions);
