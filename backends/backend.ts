@@ -540,6 +540,11 @@ export interface PageError {
 /** What the engine's BiDi session starts with. */
 export interface BidiOptions {
   acceptInsecureCerts: boolean;
+  /**
+   * The session has its browser to itself (the pool serves no other session from it, and ends
+   * it with the session): what reaches the whole browser (an extension) may be done.
+   */
+  ownBrowser?: boolean;
 }
 
 /**

@@ -84,12 +84,16 @@ async function createSession(
   if (downloadsEnabled !== undefined && typeof downloadsEnabled !== 'boolean') throw error('invalid argument', 'se:downloadsEnabled must be a boolean');
   const recordVideo = (capabilities['wdgate:options'] as Record<string, unknown> | undefined)?.recordVideo;
   if (recordVideo !== undefined && typeof recordVideo !== 'boolean') throw error('invalid argument', 'wdgate:options.recordVideo must be a boolean');
+  // wdgate:options.ownBrowser: a browser no other session shares, ended with the session.
+  const ownBrowser = (capabilities['wdgate:options'] as Record<string, unknown> | undefined)?.ownBrowser;
+  if (ownBrowser !== undefined && typeof ownBrowser !== 'boolean') throw error('invalid argument', 'wdgate:options.ownBrowser must be a boolean');
   // BiDi (webSocketUrl): unless the backend scopes its BiDi end to the session, the engine's
   // BiDi end sees its whole browser, so the session gets a browser of its own (a pool key of its
-  // own). A backend without BiDi answers no URL, and clients stay on classic WebDriver
-  // (WebdriverIO falls back when it gets none).
+  // own), as one that asked for it does. A backend without BiDi answers no URL, and clients stay
+  // on classic WebDriver (WebdriverIO falls back when it gets none).
   const bidi = capabilities.webSocketUrl === true && backend.bidi === true;
-  const spec = bidi && !matched.spec.bidiScoped ? { ...matched.spec, key: JSON.stringify({ ...JSON.parse(matched.spec.key), bidi: true }), ownBrowser: true } : matched.spec;
+  const ownKey = bidi && !matched.spec.bidiScoped ? { bidi: true } : ownBrowser === true ? { ownBrowser: true } : undefined;
+  const spec = ownKey ? { ...matched.spec, key: JSON.stringify({ ...JSON.parse(matched.spec.key), ...ownKey }), ownBrowser: true } : matched.spec;
   let lease;
   try {
     lease = await gateway.pool.lease(backend, spec);
@@ -158,7 +162,7 @@ async function createSession(
         }),
       ...(downloadsEnabled !== undefined && { 'se:downloadsEnabled': downloadsEnabled }),
       ...spec.vendorCapabilities,
-      ...(recordVideo && { 'wdgate:options': { ...(spec.vendorCapabilities['wdgate:options'] as object), recordVideo } }),
+      ...((recordVideo || ownBrowser) && { 'wdgate:options': { ...(spec.vendorCapabilities['wdgate:options'] as object), ...(recordVideo && { recordVideo }), ...(ownBrowser && { ownBrowser }) } }),
     },
   };
 }
@@ -176,7 +180,7 @@ async function record(gateway: Gateway, session: Session): Promise<void> {
 /** The session's BiDi session in the engine, begun now so that its cost is New Session's. */
 async function openBidi(gateway: Gateway, session: Session, spec: LaunchSpec): Promise<void> {
   try {
-    session.attachBidi(await session.browser.openBidi!({ acceptInsecureCerts: spec.acceptInsecureCerts }));
+    session.attachBidi(await session.browser.openBidi!({ acceptInsecureCerts: spec.acceptInsecureCerts, ownBrowser: session.ownBrowser }));
   } catch (e) {
     await gateway.sessions.end(session, 'its BiDi session could not be started');
     throw error('session not created', `webSocketUrl: ${(e as Error).message}`);
