@@ -2,7 +2,8 @@
 // one BiDi session and multiplexes it. Sessions share the process, each sees only its own user
 // context; a client that drops leaks nothing, and the process serves the next session; the
 // classic commands of a session go over the same BiDi session as its client's. Sharing, a
-// session cannot reach another's requests, data or intercepts, nor install an extension.
+// session cannot reach another's requests, data or intercepts, nor install an extension; sessions
+// of different principals never share a Firefox.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -16,8 +17,12 @@ import { eventually, leftoverBrowsers, startPageServer, type PageServer } from '
 
 let gw: TestGateway;
 let pages: PageServer;
+/** Another principal, and an admin who sees every principal's pool keys (loopback without a token is `local`). */
+const TOKENS = { team: 'team-token-5c2e8a0f4b6d1397', ops: 'ops-token-8d1f3b5a7c9e0246' };
+
 before(async () => {
-  [gw, pages] = await Promise.all([startGateway(), startPageServer()]);
+  const config = { authTokens: [{ name: 'team', token: TOKENS.team }, { name: 'ops', token: TOKENS.ops, admin: true }] };
+  [gw, pages] = await Promise.all([startGateway([], { config }), startPageServer()]);
 });
 
 after(async () => {
@@ -227,6 +232,26 @@ describe('Firefox BiDi sessions, multiplexed', () => {
 
 // A missing event would leave a story waiting: these fail after a bound instead (not a timing).
 describe('sharing a Firefox', () => {
+  test("sessions of different principals never share a Firefox (without Fission a content process holds several sessions' pages); one principal's sessions do", async () => {
+    const team = gw.client.withToken(TOKENS.team);
+    const ops = gw.client.withToken(TOKENS.ops);
+    const sessions = [await gw.client.newSession({ browserName: 'firefox' }), await gw.client.newSession({ browserName: 'firefox' }), await team.newSession({ browserName: 'firefox' })];
+    try {
+      const keys = ((await ops.ok('GET', '/status')).pool as { key: { engine?: string }; principal?: string; browsers: number; inUse: number }[]).filter((k) => k.key.engine === 'firefox');
+      assert.deepEqual(keys.map((k) => [k.principal, k.browsers, k.inUse]).sort(), [
+        ['local', 1, 2],
+        ['team', 1, 1],
+      ]);
+      // A principal that is no admin sees its own keys only.
+      assert.deepEqual(
+        (await firefoxPool()).map((k) => (k as { principal?: string }).principal),
+        ['local'],
+      );
+    } finally {
+      for (const s of sessions) await s.end();
+    }
+  });
+
   test('a session sharing its Firefox cannot install an extension; one that asked for a browser of its own can', async () => {
     const extension = await mkdtemp(join(tmpdir(), 'wdgate-test-extension-'));
     const shared = await firefoxSession();

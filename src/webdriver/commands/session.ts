@@ -96,7 +96,7 @@ async function createSession(
   const spec = ownKey ? { ...matched.spec, key: JSON.stringify({ ...JSON.parse(matched.spec.key), ...ownKey }), ownBrowser: true } : matched.spec;
   let lease;
   try {
-    lease = await gateway.pool.lease(backend, spec);
+    lease = await gateway.pool.lease(backend, spec, principal.name);
   } catch (e) {
     throw error('session not created', e instanceof Error ? e.message : String(e));
   }
@@ -337,8 +337,9 @@ export const status = globalCommand({
           createdAt: new Date(session.createdAt).toISOString(),
         })),
       },
-      // Per launch key: browsers, contexts leased and prepared, contexts being prepared.
-      pool: gateway.pool.stats(),
+      // Per launch key: browsers, contexts leased and prepared, contexts being prepared (a key
+      // of one principal's browsers: its own, or every one's for an admin).
+      pool: gateway.pool.statsFor(principal),
       bidi: { connections: gateway.sessions.bidiConnections() },
     };
   },
