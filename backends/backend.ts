@@ -58,6 +58,12 @@ export interface LaunchSpec {
    * process's multiplexed session): BiDi sessions share browsers like classic ones.
    */
   bidiScoped?: boolean;
+  /**
+   * Pages of different contexts may share a content process (Firefox without Fission, kept off
+   * for input into cross-origin frames): the pool never gives such a browser to sessions of
+   * different principals (one page could read another's memory: Spectre).
+   */
+  contentProcessesShared?: boolean;
   [extra: string]: unknown;
 }
 
@@ -563,6 +569,11 @@ export interface PageError {
 /** What the engine's BiDi session starts with. */
 export interface BidiOptions {
   acceptInsecureCerts: boolean;
+  /**
+   * The session has its browser to itself (the pool serves no other session from it, and ends
+   * it with the session): what reaches the whole browser (an extension) may be done.
+   */
+  ownBrowser?: boolean;
 }
 
 /**

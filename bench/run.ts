@@ -16,6 +16,7 @@ import { Client } from '../test/helpers/client.ts';
 import { startPageServer } from '../test/helpers/pages.ts';
 import { measureBidi, measureFirefoxDirect } from './bidi.ts';
 import { measureTracing, tracingTable } from './trace.ts';
+import { describeLimits } from './limits.ts';
 import { WINDOW, commandMix, inTurn, median, newSession, recorder, settledInTurn, time, type Samples } from './measure.ts';
 
 const { values } = parseArgs({
@@ -188,12 +189,20 @@ const pageUrl = pages.page(
 const chromedriver = await startChromedriver();
 const unwarmed = { maxSessions: CONCURRENT, logLevel: 'warn', pool: { minWarm: 0, maxBrowsers: 4, sessionsPerBrowser: 8, idleTimeout: 60000 } };
 const toPlaywright = [{ match: {}, backend: 'playwright' }];
+/** Each gateway's settings, said in the results (bench/limits.ts). */
+const CONFIGS = {
+  wdgate: { maxSessions: CONCURRENT, logLevel: 'warn' },
+  'wdgate, cold': { logLevel: 'warn', pool: { minWarm: 0, sessionsPerBrowser: 1 } },
+  'wdgate → chromedriver': { ...unwarmed, remote: { upstreams: { bench: chromedriver.url } } },
+  playwright: { maxSessions: CONCURRENT, logLevel: 'warn', routes: toPlaywright },
+  'playwright, cold': { logLevel: 'warn', routes: toPlaywright, pool: { minWarm: 0, sessionsPerBrowser: 1 } },
+};
 const [gateway, coldGateway, relay, playwrightGateway, coldPlaywright] = await Promise.all([
-  startGateway([], { config: { maxSessions: CONCURRENT, logLevel: 'warn' } }).then((gw) => asServer(gw)),
-  startGateway([], { config: { logLevel: 'warn', pool: { minWarm: 0, sessionsPerBrowser: 1 } } }).then((gw) => asServer(gw)),
-  startGateway([], { config: { ...unwarmed, remote: { upstreams: { bench: chromedriver.url } } } }).then((gw) => asServer(gw, false)),
-  startGateway([], { config: { maxSessions: CONCURRENT, logLevel: 'warn', routes: toPlaywright } }).then((gw) => asServer(gw)),
-  startGateway([], { config: { logLevel: 'warn', routes: toPlaywright, pool: { minWarm: 0, sessionsPerBrowser: 1 } } }).then((gw) => asServer(gw)),
+  startGateway([], { config: CONFIGS.wdgate }).then((gw) => asServer(gw)),
+  startGateway([], { config: CONFIGS['wdgate, cold'] }).then((gw) => asServer(gw)),
+  startGateway([], { config: CONFIGS['wdgate → chromedriver'] }).then((gw) => asServer(gw, false)),
+  startGateway([], { config: CONFIGS.playwright }).then((gw) => asServer(gw)),
+  startGateway([], { config: CONFIGS['playwright, cold'] }).then((gw) => asServer(gw)),
 ]);
 try {
   const ours = await measure(gateway, WDGATE_CAPS, pageUrl, coldGateway);
@@ -219,6 +228,10 @@ try {
     'the two columns\' difference, marked ~). playwright: the Playwright backend on the same Chromium (warm and cold as native:',
     'its gateway routes plain capabilities to it), and its ratio to native (target: within 1.5×), measured apart the same way:',
     'the native and the Playwright gateway in turn (back to back and cold New Session: the two columns\' ratio, marked ~).',
+    '',
+    'The limits each gateway ran with (in bold what the benchmark changed from `config/default.json`):',
+    '',
+    ...Object.entries(CONFIGS).map(([name, config]) => `- ${name}: ${describeLimits(config)}`),
     '',
     '| command | wdgate | chromedriver | ratio | wdgate → chromedriver | added | playwright | ÷ native |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',

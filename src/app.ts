@@ -13,6 +13,7 @@ import { checkTlsFiles, TlsSettingsError } from './server/tls.ts';
 import type { AccessPolicy } from './server/security.ts';
 import { UiLogins } from './server/ui-logins.ts';
 import { startServer, uwsImplementation } from './server/http.ts';
+import { startMetricsListener } from './server/metrics-listener.ts';
 import { Gateway } from './webdriver/gateway.ts';
 import { webdriverCommands } from './webdriver/commands/index.ts';
 import type { Command } from './webdriver/commands/types.ts';
@@ -118,6 +119,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
   let gateway: Gateway | undefined;
   const metrics = new Metrics({
     sessionsActive: () => gateway!.sessions.size,
+    slotsBusy: () => gateway!.admission.active,
     sessionsQueued: () => gateway!.admission.queued,
     queuedByPrincipal: () => gateway!.admission.lines(),
     pool: () => pool.stats(),
@@ -180,12 +182,17 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     bidiCounters: { message: (direction) => metrics.bidiMessage(direction), error: (code) => metrics.bidiError(code) },
   });
   const scheme = tls ? 'https' : 'http';
-  const url = `${scheme}://${config.listenAddress.includes(':') ? `[${config.listenAddress}]` : config.listenAddress}:${server.port}`;
+  const origin = (port: number) => `${scheme}://${config.listenAddress.includes(':') ? `[${config.listenAddress}]` : config.listenAddress}:${port}`;
+  const url = origin(server.port);
+  // Prometheus' own port (metricsPort): GET /metrics without a token, nothing else.
+  const metricsServer = config.metricsPort === null ? undefined : await startMetricsListener(metrics, { host: config.listenAddress, port: config.metricsPort, tls, access, log });
+  const metricsUrl = metricsServer && `${origin(metricsServer.port)}/metrics`;
   // The start line tells where the gateway listens (--port 0): written whatever the log level.
   log.child({}, { level: 'info' }).info(
-    { event: 'listening', url, backends: backends.map((b) => b.name), uWebSockets: uwsImplementation, headless: config.headless },
+    { event: 'listening', url, metrics: metricsUrl, backends: backends.map((b) => b.name), uWebSockets: uwsImplementation, headless: config.headless },
     `wdgate listening on ${url} backends=${backends.map((b) => b.name).join(',')} uWebSockets.js=${uwsImplementation}` +
-      (config.headless ? ' headless' : ''),
+      (config.headless ? ' headless' : '') +
+      (metricsUrl ? ` metrics=${metricsUrl}` : ''),
   );
   let closing: Promise<void> | undefined;
   return {
@@ -196,6 +203,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     close() {
       closing ??= (async () => {
         server.close();
+        metricsServer?.close();
         await gateway.close();
         // Once every session has ended: its recording is finished, its entry written.
         await recordings.close();

@@ -13,6 +13,8 @@ import defaults from '../config/default.json' with { type: 'json' };
 export interface Config {
   port: number;
   listenAddress: string;
+  /** A port of its own that serves GET /metrics to any peer without a token, and nothing else (null: none; src/server/metrics-listener.ts). */
+  metricsPort: number | null;
   headless: boolean;
   certificate: string | null;
   certificateKey: string | null;
@@ -222,6 +224,7 @@ function history(v: unknown, name: string): HistoryConfig {
     directory: nullable(str)(o.directory, `${name}.directory`) as string | null,
     retention: int(0, Number.MAX_SAFE_INTEGER)(o.retention, `${name}.retention`) as number,
     maxBytes: int(0, Number.MAX_SAFE_INTEGER)(o.maxBytes, `${name}.maxBytes`) as number,
+    verdictWindow: int(2, 1000)(o.verdictWindow, `${name}.verdictWindow`) as number,
   };
 }
 
@@ -277,6 +280,7 @@ function playwright(v: unknown, name: string): Config['playwright'] {
 const SCHEMA: Record<keyof Config, Check> = {
   port: int(0, 65535),
   listenAddress: str,
+  metricsPort: nullable(int(0, 65535)),
   headless: bool,
   certificate: nullable(str),
   certificateKey: nullable(str),

@@ -11,6 +11,8 @@ import { commandFacts } from '../webdriver/routes.ts';
 /** What the metrics read from the gateway when scraped. */
 export interface MetricsSource {
   sessionsActive(): number;
+  /** Session slots taken: sessions running and those being created (what an autoscaler counts as busy). */
+  slotsBusy(): number;
   sessionsQueued(): number;
   /** Each waiting principal's line (principals come from the token file: a bounded label). */
   queuedByPrincipal(): LineStats[];
@@ -85,6 +87,14 @@ export class Metrics implements Observer {
       registers,
       collect() {
         this.set(source.sessionsActive());
+      },
+    });
+    new client.Gauge({
+      name: 'wdgate_slots_busy',
+      help: 'Session slots taken (of maxSessions): sessions running and sessions being created',
+      registers,
+      collect() {
+        this.set(source.slotsBusy());
       },
     });
     new client.Gauge({

@@ -5,7 +5,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '
 import { error, HttpRefusal, serializeError, toWebDriverError, type WebDriverError } from '../webdriver/errors.ts';
 import type { Gateway } from '../webdriver/gateway.ts';
 import { JsonText, TextBody } from '../webdriver/json.ts';
-import { matchRoute } from '../webdriver/routes.ts';
+import { matchRoute, withoutBasePath } from '../webdriver/routes.ts';
 import { forwardedReports, ReportError } from '../webdriver/reports.ts';
 import { LOCAL } from './auth.ts';
 import type { Principal } from './auth.ts';
@@ -187,8 +187,9 @@ function handle(edge: Edge, res: HttpResponse, req: HttpRequest): void {
   if ('refusal' in gate) return afterBody(res, state, hasBody, options.maxBodyBytes, () => gate.refusal(res, state));
   request.principal = gate.principal;
 
-  // A pass-through session's requests go to its upstream as they are (./forward.ts).
-  const target = /^\/session\/([^/]+)(\/.*)?$/.exec(path);
+  // A pass-through session's requests go to its upstream as they are (./forward.ts), with or
+  // without the legacy /wd/hub prefix (the upstream gets its own path for the session).
+  const target = /^\/session\/([^/]+)(\/.*)?$/.exec(withoutBasePath(path));
   const passThrough = target && gateway.sessions.passThrough(target[1]!, gate.principal.name);
   if (passThrough) {
     // A dot segment would let the upstream resolve the path to another of its sessions.
@@ -282,13 +283,16 @@ function forwardRequest(
   }
   // The seam's turn first (what a Send Keys types is checked for a password field upstream); on
   // the hot path there is nothing to wait for.
-  const typed = name === 'elementSendKeys' || name === 'performActions';
-  const before = gateway.seam.before(session, { kind: 'forwarded', name, urlParams: route.kind === 'found' ? route.urlParams : {}, params: typed ? parsed(body) : undefined });
-  if (!before) return forwardNow(gateway, forwarder, res, state, session, method, rest, body, name, deleting);
+  // (Parsed once, for the seam and its step alike, and only when its content is kept.)
+  const params = gateway.seam.record(session)?.redactor ? parsed(body) : undefined;
+  const before = gateway.seam.before(session, { kind: 'forwarded', name, urlParams: route.kind === 'found' ? route.urlParams : {}, params });
+  const urlParams = route.kind === 'found' ? route.urlParams : {};
+  const forward = () => forwardNow(gateway, forwarder, res, state, session, method, rest, body, { name, urlParams }, deleting, params);
+  if (!before) return forward();
   session.inFlight++;
   void before.finally(() => {
     session.inFlight--;
-    forwardNow(gateway, forwarder, res, state, session, method, rest, body, name, deleting);
+    forward();
   });
 }
 
@@ -301,8 +305,9 @@ function forwardNow(
   method: string,
   rest: string,
   body: Buffer,
-  name: string,
+  command: { name: string; urlParams: Record<string, string> },
   deleting: boolean,
+  params: unknown,
 ): void {
   let status = 0;
   const startedAt = Date.now();
@@ -315,7 +320,7 @@ function forwardNow(
   const done = (failure?: WebDriverError) => {
     session.inFlight--;
     session.lastActivity = Date.now();
-    answeredForwarded(gateway, session, name, body, status, answer, startedAt, performance.now() - started, failure, kept);
+    answeredForwarded(gateway, session, command, params, status, answer, startedAt, performance.now() - started, failure);
     if (!deleting) return;
     // Delete Session ends the session here whatever the upstream said; it is sent again only
     // if the upstream did not take it.
@@ -378,14 +383,13 @@ function parsed(body: Buffer): unknown {
 function answeredForwarded(
   gateway: Gateway,
   session: PassThroughSession,
-  name: string,
-  body: Buffer,
+  { name, urlParams }: { name: string; urlParams: Record<string, string> },
+  params: unknown,
   status: number,
   answer: Buffer[] | undefined,
   startedAt: number,
   ms: number,
   failure: WebDriverError | undefined,
-  kept: boolean,
 ): void {
   let value: unknown;
   if (answer) {
@@ -398,8 +402,8 @@ function answeredForwarded(
   const upstreamError = status >= 400 && typeof value === 'object' && value !== null ? (value as { error?: unknown; message?: unknown }) : undefined;
   const e = failure ?? (status >= 400 ? { code: typeof upstreamError?.error === 'string' ? upstreamError.error : 'unknown error', message: String(upstreamError?.message ?? `HTTP ${status}`) } : undefined);
   gateway.seam.answered(
-    { kind: 'forwarded', name, session, startedAt, durationMs: ms, ...(e && { error: { code: e.code, message: e.message } }) },
-    kept ? parsed(body) : undefined,
+    { kind: 'forwarded', name, session, urlParams, startedAt, durationMs: ms, ...(e && { error: { code: e.code, message: e.message } }) },
+    params,
     e ? undefined : value,
   );
 }

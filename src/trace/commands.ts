@@ -11,13 +11,27 @@ import { globalCommand, type Command, type CommandContext } from '../webdriver/c
 import type { CommandName } from '../webdriver/routes.ts';
 import type { History } from './index.ts';
 import { toPlaywrightTrace } from './playwright/export.ts';
-import { listQuery } from './query.ts';
+import { compareQuery, listQuery, testsQuery } from './query.ts';
 import { transcript } from './transcript.ts';
 import { readTrace, TraceError } from './viewer/model.ts';
 
 /** The history's commands, by route name (src/webdriver/routes.ts), for the gateway's command table. */
 export function historyCommands(history: History): Partial<Record<CommandName, Command>> {
   return {
+    /** GET /wdgate/tests?name=&build=&verdict=&limit=&offset=: tests by name, their runs and verdicts. */
+    listTests: globalCommand({
+      handler(ctx) {
+        return history.runs.list(ctx.request.principal ?? LOCAL, testsQuery(ctx.request.query ?? ''));
+      },
+    }),
+
+    /** GET /wdgate/sessions/{sessionId}/compare?with=: a failed run against the last pass of its test. */
+    compareSession: globalCommand({
+      handler(ctx) {
+        return history.compare(ctx.urlParams.sessionId!, ctx.request.principal ?? LOCAL, compareQuery(ctx.request.query ?? '').with);
+      },
+    }),
+
     /** GET /wdgate/sessions?state=&name=&build=&result=&principal=&since=&until=&limit=&offset= */
     listSessions: globalCommand({
       handler(ctx) {

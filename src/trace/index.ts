@@ -19,6 +19,9 @@ import { Recorder } from './recorder.ts';
 import { SessionHistory } from './session-history.ts';
 import { HistoryStore, type HistoryEntry, type HistoryFile } from './store.ts';
 import { traceZip } from './trace-file.ts';
+import { compareRuns, TestRuns, type Difference } from './runs/index.ts';
+import { loadRunTrace } from './runs/load.ts';
+import { error } from '../webdriver/errors.ts';
 
 export type { SessionHistory } from './session-history.ts';
 
@@ -38,6 +41,8 @@ export interface HistoryConfig {
   directory: string | null;
   retention: number;
   maxBytes: number;
+  /** A test's verdict looks at its last this many runs (issue 34). */
+  verdictWindow: number;
 }
 
 /** What the history needs of the rest of the gateway. */
@@ -75,6 +80,8 @@ export function defaultHistoryDirectory(env: NodeJS.ProcessEnv = process.env): s
 
 export class History implements Observer {
   readonly store: HistoryStore;
+  /** The ended sessions grouped into tests, with their verdicts (./runs/). */
+  readonly runs: TestRuns;
   readonly trace: TraceConfig;
   readonly #host: HistoryHost;
   /** Running sessions' histories, by session id. */
@@ -85,12 +92,18 @@ export class History implements Observer {
   constructor(trace: TraceConfig, history: HistoryConfig, host: HistoryHost) {
     this.trace = trace;
     this.#host = host;
-    this.store = new HistoryStore({ directory: history.directory ?? defaultHistoryDirectory(), retention: history.retention, maxBytes: history.maxBytes }, host.log);
+    const directory = history.directory ?? defaultHistoryDirectory();
+    this.runs = new TestRuns(directory, host.log, history.verdictWindow);
+    this.store = new HistoryStore({ directory, retention: history.retention, maxBytes: history.maxBytes }, host.log, {
+      keep: () => this.runs.baselines(),
+      traceGone: (id) => this.runs.forgetTrace(id),
+    });
   }
 
-  /** At start: the entries kept by earlier runs. */
+  /** At start: the entries kept by earlier runs, and the index of tests (rebuilt from them if need be). */
   async load(): Promise<void> {
     await this.store.load();
+    await this.runs.load(() => [...this.store.entries()].map((entry) => ({ ...entry, trace: entry.files.includes('trace.zip') })));
   }
 
   /** How a session is traced: as it asked (`wdgate:options.trace`), or the gateway's default. */
@@ -180,10 +193,15 @@ export class History implements Observer {
     const { result } = end;
     await end.finished.catch(() => {});
     if (session.kind === 'pass-through') await history.recorder?.finish(undefined);
-    const entry = this.#entryOf(session, history, { endedAt, result, resultReason: end.resultReason, endReason: end.reason });
+    const entry: Omit<HistoryEntry, 'files' | 'bytes'> = this.#entryOf(session, history, { endedAt, result, resultReason: end.resultReason, endReason: end.reason });
+    const { lastFailure } = history.record.outcome;
+    if (result === 'failed' && lastFailure && !history.record.outcome.reported) entry.failure = lastFailure;
     const files: { name: HistoryFile; data?: Uint8Array; from?: string }[] = [];
     const recording = this.#host.takeRecording(session.id);
-    const keepTrace = history.recorder && (history.mode === 'on' || result === 'failed');
+    // retain-on-failure keeps a failed session's trace; and a named test's passing trace, as the
+    // one its next failure is compared with, until a newer pass replaces it (./runs/).
+    const baseline = history.mode === 'retain-on-failure' && result === 'passed' && entry.name !== undefined;
+    const keepTrace = history.recorder && (history.mode === 'on' || result === 'failed' || baseline);
     if (history.recorder && !keepTrace) this.#host.counted.traceDropped('retain-on-failure');
     if (keepTrace) {
       const video = recording?.video ? await readFile(recording.video).catch(() => undefined) : undefined;
@@ -205,6 +223,11 @@ export class History implements Observer {
       }
     }
     if (recording?.video) files.push({ name: 'video.webm', from: recording.video });
+    // The test's verdict as of this run (written into its entry).
+    const ended = { ...entry, trace: files.some((file) => file.name === 'trace.zip') };
+    const replaced = ended.trace && result === 'passed' ? this.runs.baselineOf(ended) : undefined;
+    const verdict = this.runs.add(ended);
+    if (verdict) entry.verdict = verdict;
     // The console log under the trace's rules: what became known as secret while the session ran
     // (a password typed after a line was written) is hidden in every line.
     if (recording?.log) {
@@ -213,6 +236,9 @@ export class History implements Observer {
       files.push(log !== undefined && redactor ? { name: 'console.log', data: Buffer.from(redactLog(redactor, log)) } : { name: 'console.log', from: recording.log });
     }
     await this.store.put(entry, files);
+    // A newer pass replaces the test's baseline: the older one's trace, kept only as that, goes.
+    const old = replaced && this.store.get(replaced);
+    if (old && old.result === 'passed' && old.trace === 'retain-on-failure') await this.store.dropFile(old.id, 'trace.zip');
   }
 
   #entryOf(session: AnySession, history: SessionHistory, end: { endedAt: number; result: SessionResult; resultReason: string; endReason: string }): Omit<HistoryEntry, 'files' | 'bytes'> {
@@ -294,7 +320,49 @@ export class History implements Observer {
   async close(): Promise<void> {
     while (this.#writing.size) await Promise.all(this.#writing.values());
     await this.store.close();
+    await this.runs.close();
   }
+
+  // ── Across runs ────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * A failed session against a passing run of its test (`withId`, or by default the newest
+   * passing run before it that has a trace): the steps aligned, the first that differs. With
+   * nothing to compare (an unnamed session, no passing run kept), `with` is null and `summary` says why.
+   */
+  async compare(id: string, principal: Principal, withId?: string): Promise<CompareAnswer> {
+    await this.settled(id);
+    const failed = this.store.get(id);
+    if (!failed || (!principal.admin && failed.principal !== principal.name)) throw error('invalid session id', `no session ${id} in the history`);
+    const otherId = withId ?? this.runs.lastPassedBefore(id)?.id;
+    const nothing = (summary: string): CompareAnswer => ({ session: id, with: null, summary, aligned: [], links: {} });
+    if (otherId === undefined) {
+      const test = this.runs.testOf(id);
+      return nothing(test ? `no earlier passing run of "${test.name}" with a trace to compare with` : `session ${id} has no name: only a named test's runs are compared`);
+    }
+    const passed = this.store.get(otherId);
+    if (!passed || (!principal.admin && passed.principal !== principal.name)) throw error('invalid argument', `with: no session ${otherId} in the history`);
+    const [a, b] = [this.store.path(id, 'trace.zip'), this.store.path(otherId, 'trace.zip')];
+    if (!a || !b) return nothing(`${!a ? id : otherId} has no trace kept to compare`);
+    const comparison = compareRuns(await loadRunTrace(a), await loadRunTrace(b));
+    return {
+      session: id,
+      with: otherId,
+      ...(comparison.first && { firstDifference: comparison.first }),
+      summary: comparison.first ? `first difference at step ${comparison.first.failedStep ?? comparison.first.passedStep}: ${comparison.first.text}` : 'no difference found between the two runs',
+      aligned: comparison.aligned,
+      links: { viewer: `/ui/trace?session=${id}&compare=${otherId}`, passed: `/wdgate/sessions/${otherId}` },
+    };
+  }
+}
+
+export interface CompareAnswer {
+  session: string;
+  with: string | null;
+  firstDifference?: Difference;
+  summary: string;
+  aligned: [number | null, number | null][];
+  links: Record<string, string>;
 }
 
 /** The browser engine a browser name stands for (the trace's metadata; Playwright's viewer names it so). */

@@ -20,6 +20,8 @@ export interface TraceStep {
   startedAt: number;
   durationMs: number;
   params?: unknown;
+  /** The element a classic command addressed (its id in this session). */
+  element?: string;
   result?: string;
   error?: { code: string; message: string };
   window?: string;

@@ -34,20 +34,18 @@ export class SessionHistory {
   /** A command answered: a step of the trace when traced (built only then). */
   step(step: Step): void {
     if (!this.recorder) return;
-    const traced = {
-      kind: step.kind,
-      name: step.name,
-      startedAt: step.startedAt,
-      durationMs: Math.round(step.durationMs * 10) / 10,
-      // The element it addressed (docs/traces.md `element`). (Not yet a field of the recorder's
-      // TraceStep, which is being reworked: it goes through as it is, and is written with the step.)
-      ...(step.element !== undefined && { element: step.element }),
-      ...(step.params !== undefined && !isEmpty(step.params) && { params: step.params }),
-      ...(!step.error && step.value !== undefined && step.value !== null && { result: summarize(step.value) }),
-      ...(step.error && { error: { code: step.error.code, message: step.error.message } }),
-    };
     this.recorder.add(
-      traced,
+      {
+        kind: step.kind,
+        name: step.name,
+        startedAt: step.startedAt,
+        durationMs: Math.round(step.durationMs * 10) / 10,
+        // The element it addressed (an id of this session; the find step that returned it names it).
+        ...(step.urlParams?.elementId !== undefined && { element: step.urlParams.elementId }),
+        ...(step.params !== undefined && !isEmpty(step.params) && { params: step.params }),
+        ...(!step.error && step.value !== undefined && step.value !== null && { result: summarize(step.value) }),
+        ...(step.error && { error: { code: step.error.code, message: step.error.message } }),
+      },
       // After a failure too: what the page showed when the test went wrong.
       step.kind === 'command' && step.changesPage,
     );

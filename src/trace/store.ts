@@ -27,6 +27,10 @@ export interface HistoryEntry {
   commands: number;
   errors: number;
   trace: TraceMode;
+  /** The failure nothing recovered from (a failed session): the command and its W3C error. */
+  failure?: { command: string; code: string; message: string };
+  /** Its test's verdict as of this run (a named session; src/trace/runs/). */
+  verdict?: string;
   /** Files kept in the entry's folder. */
   files: HistoryFile[];
   /** Bytes of the files. */
@@ -45,25 +49,37 @@ export interface StoreConfig {
 
 const ID = /^[A-Za-z0-9._-]{1,128}$/;
 
+/** What the store asks of the index of tests (src/trace/runs/). */
+export interface StoreHooks {
+  /** Entries kept past their retention while the budget allows: each test's last passing trace. */
+  keep(): Set<string>;
+  /** An entry's trace left the history. */
+  traceGone(id: string): void;
+}
+
 export class HistoryStore {
   readonly config: StoreConfig;
   readonly #log: Logger;
+  readonly #hooks: StoreHooks;
   readonly #entries = new Map<string, HistoryEntry>();
   #bytes = 0;
   /** Retention is kept over time too, not only when another session ends. */
   #sweeper: NodeJS.Timeout | undefined;
   #sweeping: Promise<void> | undefined;
 
-  constructor(config: StoreConfig, log: Logger) {
+  constructor(config: StoreConfig, log: Logger, hooks: StoreHooks = { keep: () => new Set(), traceGone: () => {} }) {
     this.config = config;
     this.#log = log;
+    this.#hooks = hooks;
   }
 
   /** Read the entries a previous run of the gateway left. */
   async load(): Promise<void> {
     await mkdir(this.config.directory, { recursive: true });
-    for (const name of await readdir(this.config.directory)) {
-      if (!ID.test(name)) continue;
+    for (const dirent of await readdir(this.config.directory, { withFileTypes: true })) {
+      const { name } = dirent;
+      // (Files beside the folders are not entries: the index of tests.)
+      if (!ID.test(name) || !dirent.isDirectory()) continue;
       const text = await readFile(join(this.config.directory, name, 'entry.json'), 'utf8').catch(() => undefined);
       let entry: HistoryEntry | undefined;
       try {
@@ -143,15 +159,42 @@ export class HistoryStore {
     await this.#sweeping;
   }
 
+  /**
+   * Past the retention, entries go oldest first; a test's last passing trace stays (for the
+   * comparison of its next failure) as long as the budget allows. Over the budget, the others go
+   * first, oldest first, then those too.
+   */
   async #sweep(now: number): Promise<void> {
+    const keep = this.#hooks.keep();
     const oldestFirst = [...this.#entries.values()].sort((a, b) => Date.parse(a.endedAt) - Date.parse(b.endedAt));
+    const expired = (entry: HistoryEntry) => now - Date.parse(entry.endedAt) >= this.config.retention;
     for (const entry of oldestFirst) {
-      if (now - Date.parse(entry.endedAt) < this.config.retention && this.#bytes <= this.config.maxBytes) break;
-      this.#entries.delete(entry.id);
-      this.#bytes -= entry.bytes;
-      await rm(join(this.config.directory, entry.id), { recursive: true, force: true });
-      this.#log.info({ event: 'history entry deleted', sessionId: entry.id });
+      if (!keep.has(entry.id) && (expired(entry) || this.#bytes > this.config.maxBytes)) await this.#delete(entry);
     }
+    for (const entry of oldestFirst) if (this.#bytes > this.config.maxBytes && this.#entries.has(entry.id)) await this.#delete(entry);
+  }
+
+  async #delete(entry: HistoryEntry): Promise<void> {
+    this.#entries.delete(entry.id);
+    this.#bytes -= entry.bytes;
+    await rm(join(this.config.directory, entry.id), { recursive: true, force: true });
+    if (entry.files.includes('trace.zip')) this.#hooks.traceGone(entry.id);
+    this.#log.info({ event: 'history entry deleted', sessionId: entry.id });
+  }
+
+  /** One file of an entry goes (a passing trace kept for comparison, once a newer one replaces it). */
+  async dropFile(id: string, file: HistoryFile): Promise<void> {
+    const entry = this.#entries.get(id);
+    if (!entry?.files.includes(file)) return;
+    const path = join(this.config.directory, id, file);
+    const size = (await stat(path).catch(() => undefined))?.size ?? 0;
+    await rm(path, { force: true });
+    const full: HistoryEntry = { ...entry, files: entry.files.filter((f) => f !== file), bytes: Math.max(0, entry.bytes - size) };
+    await writeFile(join(this.config.directory, id, 'entry.json.tmp'), JSON.stringify(full));
+    await rename(join(this.config.directory, id, 'entry.json.tmp'), join(this.config.directory, id, 'entry.json'));
+    this.#entries.set(id, full);
+    this.#bytes -= entry.bytes - full.bytes;
+    if (file === 'trace.zip') this.#hooks.traceGone(id);
   }
 }
 

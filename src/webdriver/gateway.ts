@@ -211,7 +211,7 @@ export class Gateway {
       // New Session: the session it made.
       const session = ran.session ?? (name === 'newSession' && !failed ? this.#created(value) : undefined);
       const error = failed && { code: failed.code, message: failed.message };
-      this.seam.answered({ kind: 'command', name, session, startedAt, durationMs: performance.now() - started, ...(urlParams.elementId && { element: urlParams.elementId }), ...(error && { error }) }, ran.params ?? body, value);
+      this.seam.answered({ kind: 'command', name, session, urlParams, startedAt, durationMs: performance.now() - started, ...(error && { error }) }, ran.params ?? body, value);
     }
   }
 

@@ -50,6 +50,9 @@ export const routes = [
   { method: 'GET', path: '/wdgate/sessions/{sessionId}/transcript', command: 'getSessionTranscript' },
   { method: 'GET', path: '/wdgate/sessions/{sessionId}/video', command: 'getSessionVideo' },
   { method: 'GET', path: '/wdgate/sessions/{sessionId}/log', command: 'getSessionLog' },
+  // Across runs: tests by name, their verdicts, a failure against the last pass (src/trace/runs/).
+  { method: 'GET', path: '/wdgate/sessions/{sessionId}/compare', command: 'compareSession' },
+  { method: 'GET', path: '/wdgate/tests', command: 'listTests' },
   { method: 'GET', path: `${S}/timeouts`, command: 'getTimeouts', looksAround: true },
   { method: 'POST', path: `${S}/timeouts`, command: 'setTimeouts' },
   { method: 'POST', path: `${S}/url`, command: 'navigateTo', changesPage: true },
@@ -175,9 +178,15 @@ export type RouteMatch =
 
 /** Resolve a request path (without query string) and method against the table. */
 export function matchRoute(method: string, rawPath: string): RouteMatch {
-  let path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
-  for (const base of BASE_PATHS) if (path.startsWith(base + '/')) path = path.slice(base.length);
+  let path = withoutBasePath(rawPath);
+  if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
   return walk(tree, path.split('/').slice(1), 0, method as Method, {});
+}
+
+/** The path as the W3C table names it: `/wd/hub/session/…` is `/session/…` (a pass-through session's too). */
+export function withoutBasePath(path: string): string {
+  for (const base of BASE_PATHS) if (path.startsWith(base + '/')) return path.slice(base.length);
+  return path;
 }
 
 /**

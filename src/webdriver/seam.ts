@@ -47,12 +47,12 @@ export interface Step {
   name: string;
   /** Its session; none for a command without one (Status, a New Session that failed). */
   session: AnySession | undefined;
+  /** The URL's parameters of a classic or forwarded command (the element it addresses: `elementId`). */
+  urlParams?: Record<string, string>;
   /** Wall clock (ms since the epoch) when it began, and how long it took. */
   startedAt: number;
   durationMs: number;
   error?: { code: string; message: string };
-  /** The web element the command addressed: its reference in the URL (`{elementId}`), if any. */
-  element?: string;
   /** The page may show something else now (route table: changesPage); a failure counts too. */
   changesPage: boolean;
   /** Parameters and answer, secrets redacted: only for a session whose content is kept. */
@@ -96,7 +96,12 @@ export interface Observer {
 
 export class Seam {
   readonly #observers: Observer[] = [];
-  readonly #records = new WeakMap<AnySession, SessionRecord & { hideTyped: boolean }>();
+  readonly #records = new WeakMap<AnySession, SessionRecord>();
+  /**
+   * Parameters of commands whose typed text goes into a password field (or may): by identity, since
+   * a session's BiDi messages and forwarded requests may overlap its other commands.
+   */
+  readonly #typedSecret = new WeakSet<object>();
   readonly #secretPatterns: readonly string[];
 
   /** `secretPatterns`: regular expressions whose matches are secrets everywhere (trace.secretPatterns). */
@@ -116,7 +121,7 @@ export class Seam {
   /** A session was made: every observer learns of it, and prepares (a trace watches its browser). */
   async opened(session: AnySession, facts: SessionFacts): Promise<void> {
     const keeps = this.#observers.some((o) => o.keepsContent?.(session));
-    const record = { facts, startedAt: Date.now(), outcome: new Outcome(), redactor: keeps ? new Redactor(this.#secretPatterns) : undefined, hideTyped: false };
+    const record = { facts, startedAt: Date.now(), outcome: new Outcome(), redactor: keeps ? new Redactor(this.#secretPatterns) : undefined };
     this.#records.set(session, record);
     for (const observer of this.#observers) await observer.opened?.(session, record);
   }
@@ -124,12 +129,12 @@ export class Seam {
   /**
    * Before a command runs. What it types is checked for a password field when the session's
    * content is kept (so the typed text never reaches an observer); then the observers. Returns
-   * undefined when there is nothing to wait for (the hot path stays synchronous).
+   * undefined when there is nothing to wait for (the hot path stays synchronous). `answered` must
+   * be given the same params object.
    */
   before(session: AnySession, command: PendingCommand): Promise<void> | undefined {
     const record = this.#records.get(session);
     if (!record) return undefined;
-    record.hideTyped = false;
     const waits: Promise<unknown>[] = [];
     if (record.redactor && typesText(command.name)) waits.push(this.#checkTyped(session, record, command));
     for (const observer of this.#observers) {
@@ -139,10 +144,10 @@ export class Seam {
     return waits.length ? Promise.all(waits).then(() => {}) : undefined;
   }
 
-  async #checkTyped(session: AnySession, record: SessionRecord & { hideTyped: boolean }, command: PendingCommand): Promise<void> {
+  async #checkTyped(session: AnySession, record: SessionRecord, command: PendingCommand): Promise<void> {
     const password = await typesIntoPassword(session, command).catch(() => 'unknown' as const);
     // Not known either way (a cross-origin frame has the focus, the upstream did not say): hidden.
-    record.hideTyped = password !== false;
+    if (password !== false && typeof command.params === 'object' && command.params !== null) this.#typedSecret.add(command.params);
     const text = (command.params as { text?: unknown } | null)?.text;
     if (password === true && typeof text === 'string') record.redactor!.addSecret(text);
   }
@@ -154,9 +159,8 @@ export class Seam {
     const full: Step = { ...step, changesPage: commandFacts(step.name).changesPage === true || step.error !== undefined };
     const redactor = record?.redactor;
     if (redactor) {
-      if (params !== undefined) full.params = redactParams(redactor, step.name, params, record.hideTyped);
+      if (params !== undefined) full.params = redactParams(redactor, step.name, params, typeof params === 'object' && params !== null && this.#typedSecret.has(params));
       if (value !== undefined && value !== null && !step.error) full.value = redactAnswer(redactor, step.name, value);
-      record.hideTyped = false;
     }
     for (const observer of this.#observers) observer.answered?.(full);
   }

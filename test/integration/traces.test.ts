@@ -253,7 +253,8 @@ test('a gateway restarted keeps its history', async () => {
   } finally {
     await first.stop();
   }
-  const second = await startGateway([], { historyDirectory: history });
+  // It serves the history only: nothing warm (pool.minWarm 0).
+  const second = await startGateway([], { historyDirectory: history, config: { pool: { minWarm: 0 } } });
   try {
     const listed = await second.client.ok('GET', '/wdgate/sessions?state=ended');
     assert.deepEqual(listed.sessions.map((s: any) => [s.id, s.name, s.result]), [[id!, 'survives a restart', 'passed']]);

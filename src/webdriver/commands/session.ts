@@ -81,15 +81,19 @@ async function createSession(
   const downloadsEnabled = capabilities['se:downloadsEnabled'];
   if (downloadsEnabled !== undefined && typeof downloadsEnabled !== 'boolean') throw error('invalid argument', 'se:downloadsEnabled must be a boolean');
   const { recordVideo } = options;
+  // wdgate:options.ownBrowser: a browser no other session shares, ended with the session.
+  const ownBrowser = (capabilities['wdgate:options'] as Record<string, unknown> | undefined)?.ownBrowser;
+  if (ownBrowser !== undefined && typeof ownBrowser !== 'boolean') throw error('invalid argument', 'wdgate:options.ownBrowser must be a boolean');
   // BiDi (webSocketUrl): unless the backend scopes its BiDi end to the session, the engine's
   // BiDi end sees its whole browser, so the session gets a browser of its own (a pool key of its
-  // own). A backend without BiDi answers no URL, and clients stay on classic WebDriver
-  // (WebdriverIO falls back when it gets none).
+  // own), as one that asked for it does. A backend without BiDi answers no URL, and clients stay
+  // on classic WebDriver (WebdriverIO falls back when it gets none).
   const bidi = capabilities.webSocketUrl === true && backend.bidi === true;
-  const spec = bidi && !matched.spec.bidiScoped ? { ...matched.spec, key: JSON.stringify({ ...JSON.parse(matched.spec.key), bidi: true }), ownBrowser: true } : matched.spec;
+  const ownKey = bidi && !matched.spec.bidiScoped ? { bidi: true } : ownBrowser === true ? { ownBrowser: true } : undefined;
+  const spec = ownKey ? { ...matched.spec, key: JSON.stringify({ ...JSON.parse(matched.spec.key), ...ownKey }), ownBrowser: true } : matched.spec;
   let lease;
   try {
-    lease = await gateway.pool.lease(backend, spec);
+    lease = await gateway.pool.lease(backend, spec, principal.name);
   } catch (e) {
     throw error('session not created', e instanceof Error ? e.message : String(e));
   }
@@ -146,7 +150,7 @@ async function createSession(
       }),
     ...(downloadsEnabled !== undefined && { 'se:downloadsEnabled': downloadsEnabled }),
     ...spec.vendorCapabilities,
-    ...(recordVideo && { 'wdgate:options': { ...(spec.vendorCapabilities['wdgate:options'] as object), recordVideo } }),
+    ...((recordVideo || ownBrowser) && { 'wdgate:options': { ...(spec.vendorCapabilities['wdgate:options'] as object), ...(recordVideo && { recordVideo }), ...(ownBrowser && { ownBrowser }) } }),
   };
   // Its observers (a trace watches the browser, a recording starts) before the client has it.
   await opened(gateway, session, { id: session.id, principal: principal.name, backend: backend.name, browserName: browser.browserName, browserVersion: browser.browserVersion, capabilities, answered });
@@ -167,7 +171,7 @@ async function opened(gateway: Gateway, session: Session | PassThroughSession, f
 /** The session's BiDi session in the engine, begun now so that its cost is New Session's. */
 async function openBidi(gateway: Gateway, session: Session, spec: LaunchSpec): Promise<void> {
   try {
-    session.attachBidi(await session.browser.openBidi!({ acceptInsecureCerts: spec.acceptInsecureCerts }));
+    session.attachBidi(await session.browser.openBidi!({ acceptInsecureCerts: spec.acceptInsecureCerts, ownBrowser: session.ownBrowser }));
   } catch (e) {
     await gateway.sessions.end(session, 'its BiDi session could not be started');
     throw error('session not created', `webSocketUrl: ${(e as Error).message}`);
@@ -322,8 +326,9 @@ export const status = globalCommand({
           createdAt: new Date(session.createdAt).toISOString(),
         })),
       },
-      // Per launch key: browsers, contexts leased and prepared, contexts being prepared.
-      pool: gateway.pool.stats(),
+      // Per launch key: browsers, contexts leased and prepared, contexts being prepared (a key
+      // of one principal's browsers: its own, or every one's for an admin).
+      pool: gateway.pool.statsFor(principal),
       bidi: { connections: gateway.sessions.bidiConnections() },
     };
   },

@@ -1,0 +1,112 @@
+// Across runs, the pure parts: a test's verdict over its runs, the alignment of two runs step by
+// step, and the first difference between a failed run and a passed one.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { verdictOf, type Run } from '../../src/trace/runs/verdicts.ts';
+import { align, compareRuns, pageDifference, pageOf, stepKeys, type RunTrace, type TraceStepLike } from '../../src/trace/runs/align.ts';
+
+let clock = 0;
+const run = (result: Run['result'], extra: Partial<Run> = {}): Run => ({ id: `r${++clock}`, result, startedAt: clock * 1000, trace: true, ...extra });
+const fail = (code = 'no such element', command = 'findElement', extra: Partial<Run> = {}) => run('failed', { failure: { code, command, message: '' }, ...extra });
+
+test('verdicts: new failure, flaky, always failing, fixed, stable', () => {
+  // A failure whose error its last 5 runs did not have is new; the same error again is not.
+  assert.equal(verdictOf([run('passed'), run('passed'), fail()]), 'new failure');
+  assert.equal(verdictOf([fail(), run('passed'), fail()]), 'flaky', 'the same error again, flipping: flaky, not new');
+  assert.equal(verdictOf([fail(), fail()]), 'always failing');
+  assert.equal(verdictOf([fail('timeout', 'navigateTo'), fail()]), 'new failure', 'another error is new');
+  assert.equal(verdictOf([fail(), run('passed'), run('passed'), run('passed'), run('passed'), run('passed'), fail()]), 'new failure', 'seen only more than 5 runs before: new again');
+  // Both results within one build (a retry passed): flaky, whatever came before.
+  assert.equal(verdictOf([run('passed', { build: 'b1' }), fail('no such element', 'findElement', { build: 'b2' }), run('passed', { build: 'b2' })]), 'flaky');
+  assert.equal(verdictOf([run('passed', { build: 'b1' }), run('passed', { build: 'b2' }), fail('x', 'y', { build: 'b2' })]), 'flaky');
+  // Flipped more often than half the pairs.
+  assert.equal(verdictOf([run('passed'), fail(), run('passed'), fail(), run('passed')]), 'flaky');
+  assert.equal(verdictOf([fail(), fail(), fail(), run('passed')]), 'fixed');
+  // One failure between passes flips 2 of 3 pairs: flaky, by the rule, rather than fixed.
+  assert.equal(verdictOf([run('passed'), run('passed'), fail(), run('passed')]), 'flaky');
+  assert.equal(verdictOf([run('passed'), run('passed'), run('passed')]), 'stable');
+  // Skipped and unfinished runs do not count; nothing at all is stable.
+  assert.equal(verdictOf([run('passed'), run('skipped'), run('unknown')]), 'stable');
+  assert.equal(verdictOf([]), 'stable');
+  // Only the window counts for flakiness: old flips are forgiven.
+  const old = [run('passed'), fail(), run('passed'), fail()];
+  assert.equal(verdictOf([...old, ...Array.from({ length: 10 }, () => run('passed'))]), 'stable');
+  // A reported failure with no W3C error is one error kind ("failed (reported)").
+  assert.equal(verdictOf([run('passed'), run('failed')]), 'new failure');
+  assert.equal(verdictOf([run('failed'), run('failed')]), 'always failing');
+});
+
+const step = (n: number, name: string, extra: Partial<TraceStepLike> = {}): TraceStepLike => ({ n, kind: 'command', name, startedAt: n * 100, ...extra });
+const ref = (id: string) => JSON.stringify({ 'element-6066-11e4-a52e-4f735466cecf': id });
+
+test('alignment: the same command on the same target is the same step, whatever the element ids and the server port', () => {
+  const a = [
+    step(0, 'navigateTo', { params: { url: 'http://127.0.0.1:4001/shop?x=1' } }),
+    step(1, 'findElement', { params: { using: 'css selector', value: '#buy' }, result: ref('a-1') }),
+    step(2, 'elementClick', { element: 'a-1' }),
+    step(3, 'getTitle'),
+  ];
+  const b = [
+    step(0, 'navigateTo', { params: { url: 'http://127.0.0.1:5002/shop?x=1' } }),
+    step(1, 'findElement', { params: { using: 'css selector', value: '#buy' }, result: ref('b-9') }),
+    step(2, 'elementClick', { element: 'b-9' }),
+    step(3, 'getTitle'),
+  ];
+  assert.deepEqual(stepKeys(a), stepKeys(b));
+  // A step inserted in one run is left without a partner; the rest stays paired.
+  assert.deepEqual(align(['n', 'f', 'c', 't'], ['n', 'f', 'x', 'c', 't']), [[0, 0], [1, 1], [null, 2], [2, 3], [3, 4]]);
+  assert.deepEqual(align(['a', 'b'], []), [[0, null], [1, null]]);
+});
+
+function trace(steps: TraceStepLike[], snapshots: Record<string, string> = {}, requests: RunTrace['requests'] = []): RunTrace {
+  return { steps, requests, snapshot: (name) => snapshots[name] };
+}
+
+test('the first difference: the page that differed, not an earlier step nor the failing one', () => {
+  const page = (button: string) => `<html><head><style>b{}</style></head><body><h1>Shop</h1><button id="buy">${button}</button><script>x()</script></body></html>`;
+  const passed = trace(
+    [
+      step(0, 'navigateTo', { params: { url: 'http://h/' }, url: 'http://h/', title: 'Home', snapshot: 's0' }),
+      step(1, 'navigateTo', { params: { url: 'http://h/shop' }, url: 'http://h/shop', title: 'Shop', snapshot: 's1' }),
+      step(2, 'findElement', { params: { using: 'xpath', value: '//button[text()="Buy"]' }, result: ref('p') }),
+      step(3, 'elementClick', { element: 'p', snapshot: 's3' }),
+    ],
+    { s0: '<body><p>home</p></body>', s1: page('Buy'), s3: page('Bought') },
+  );
+  const failed = trace(
+    [
+      step(0, 'navigateTo', { params: { url: 'http://h/' }, url: 'http://h/', title: 'Home', snapshot: 's0' }),
+      step(1, 'navigateTo', { params: { url: 'http://h/shop' }, url: 'http://h/shop', title: 'Shop', snapshot: 's1' }),
+      step(2, 'findElement', { params: { using: 'xpath', value: '//button[text()="Buy"]' }, error: { code: 'no such element', message: 'none' } }),
+    ],
+    { s0: '<body><p>home</p></body>', s1: page('Purchase') },
+  );
+  const { first, aligned } = compareRuns(failed, passed);
+  assert.equal(first?.kind, 'page');
+  assert.equal(first?.failedStep, 1);
+  assert.equal(first?.passedStep, 1);
+  assert.match(first!.text, /"Purchase" where the passed run showed "Buy"/);
+  assert.deepEqual(aligned.slice(0, 3), [[0, 0], [1, 1], [2, 2]]);
+
+  // Pages alike: the error is the first difference; and then a step the failed run never reached.
+  const same = trace(failed.steps, { s0: '<body><p>home</p></body>', s1: page('Buy') });
+  assert.equal(compareRuns(same, passed).first?.kind, 'error');
+  assert.equal(compareRuns(same, passed).first?.failedStep, 2);
+  // Another URL, another title, a request that failed where it had not.
+  const moved = trace([step(0, 'navigateTo', { params: { url: 'http://h/' }, url: 'http://h/login', title: 'Home', snapshot: 's0' })], {}, []);
+  assert.equal(compareRuns(moved, passed).first?.kind, 'url');
+  const broken = trace([step(0, 'navigateTo', { params: { url: 'http://h/' }, url: 'http://h/', title: 'Home' })], {}, [{ startedAt: 10, method: 'GET', url: 'http://h/api/price', status: 500 }]);
+  const whole = trace(passed.steps, {}, [{ startedAt: 10, method: 'GET', url: 'http://other:1/api/price', status: 200 }]);
+  assert.match(compareRuns(broken, whole).first!.text, /GET \/api\/price answered 500, in the passed run 200/);
+  // Another command where the passed run had another.
+  const other = trace([step(0, 'navigateTo', { params: { url: 'http://h/' }, url: 'http://h/', title: 'Home' }), step(1, 'getTitle')]);
+  assert.equal(compareRuns(other, passed).first?.kind, 'command');
+  assert.equal(compareRuns(other, passed).first?.failedStep, 1);
+});
+
+test('a page is its visible text and its structure: styles, scripts and attributes do not count', () => {
+  const a = pageOf('<div class="x" data-t="1"><p>Hello&nbsp; <b>world</b></p><script>var secret</script></div>');
+  assert.deepEqual(a.text, ['Hello', 'world']);
+  assert.equal(pageDifference(a, pageOf('<div class="y"><p>Hello <b>world</b></p></div>')), undefined);
+  assert.match(pageDifference(a, pageOf('<div><p>Hello <i>world</i></p></div>'))!, /arranged differently/);
+});
