@@ -1,5 +1,5 @@
 // A wdgate trace as a Playwright trace (GET /wdgate/sessions/{id}/trace?format=playwright), for
-// Playwright's own trace viewer (`npx playwright show-trace`, trace.playwright.dev): written from
+// Playwright's own trace viewer (`npx playwright-core show-trace`, trace.playwright.dev): written from
 // Playwright's format as packages/trace/src/trace.ts and snapshot.ts define it, in its version 8
 // (snapshots named by the actions, files by their SHA-1 under resources/): an older version its
 // viewers since read, the playwright-core 1.64.1 this project ships included (its trace modernizer
