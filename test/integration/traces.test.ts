@@ -205,8 +205,8 @@ describe('traces and history', () => {
     assert.ok(index.steps.some((x: any) => x.kind === 'event' && x.name === 'test:failed' && x.text === 'expected 3 items, saw 2'));
   });
 
-  test('retain-on-failure keeps the trace of a session that failed and drops that of one that passed', async () => {
-    const passing = await alice.newSession({ 'wdgate:options': { trace: 'retain-on-failure', name: 'passes' } });
+  test("retain-on-failure keeps the trace of a session that failed and drops that of one that passed; a named test's last pass is kept for comparison until the next replaces it", async () => {
+    const passing = await alice.newSession({ 'wdgate:options': { trace: 'retain-on-failure' } });
     await passing.navigate(pages.page('<p>fine</p>'));
     await passing.end();
     const failing = await alice.newSession({ 'wdgate:options': { trace: 'retain-on-failure', name: 'fails' } });
@@ -223,6 +223,18 @@ describe('traces and history', () => {
     assert.equal(index.session.result, 'failed');
     const metrics = await (await fetch(`${gw.url}/metrics`, { headers: alice.headers })).text();
     assert.match(metrics, /wdgate_traces_dropped_total\{reason="retain-on-failure"\} 1/);
+    // A named test's passing run keeps its trace as the one its next failure is compared with
+    // (issue 34); the next pass replaces it, and the older trace goes.
+    const first = await alice.newSession({ 'wdgate:options': { trace: 'retain-on-failure', name: 'passes' } });
+    await first.navigate(pages.page('<p>fine</p>'));
+    await first.end();
+    assert.equal((await ended(alice, first.id)).links.trace, `/wdgate/sessions/${first.id}/trace`);
+    const second = await alice.newSession({ 'wdgate:options': { trace: 'retain-on-failure', name: 'passes' } });
+    await second.navigate(pages.page('<p>fine again</p>'));
+    await second.end();
+    assert.equal((await ended(alice, second.id)).links.trace, `/wdgate/sessions/${second.id}/trace`);
+    await eventually(async () => (await alice.raw('GET', `/wdgate/sessions/${first.id}`)).value.links.trace === undefined, 'the older pass kept its trace');
+    await alice.fails('GET', `/wdgate/sessions/${first.id}/trace`, undefined, 'invalid session id');
   });
 
   test('a BiDi session is traced: its messages are steps', async () => {
