@@ -19,8 +19,9 @@ import { Recorder } from './recorder.ts';
 import { SessionHistory } from './session-history.ts';
 import { HistoryStore, type HistoryEntry, type HistoryFile } from './store.ts';
 import { traceZip } from './trace-file.ts';
-import { compareRuns, TestRuns, type Difference } from './runs/index.ts';
-import { loadRunTrace } from './runs/load.ts';
+import { compareRuns, differenceSummary, TestRuns, type Difference, type RunTrace } from './runs/index.ts';
+import type { SinceLastPass } from './transcript.ts';
+import { loadRunTrace, loadRunTraceWithin } from './runs/load.ts';
 import { error } from '../webdriver/errors.ts';
 
 export type { SessionHistory } from './session-history.ts';
@@ -214,7 +215,7 @@ export class History implements Observer {
           capabilities: history.facts.capabilities,
           ...(history.facts.answered && { answeredCapabilities: history.facts.answered }),
         };
-        const data = await traceZip(history.recorder!, { session, browser: { name: history.facts.browserName, version: history.facts.browserVersion } }, video);
+        const data = await traceZip(history.recorder!, { session, browser: { name: history.facts.browserName, version: history.facts.browserVersion } }, video, this.#sinceLastPass(entry));
         files.push({ name: 'trace.zip', data });
         this.#host.counted.traceWritten();
       } catch (e) {
@@ -239,6 +240,27 @@ export class History implements Observer {
     // A newer pass replaces the test's baseline: the older one's trace, kept only as that, goes.
     const old = replaced && this.store.get(replaced);
     if (old && old.result === 'passed' && old.trace === 'retain-on-failure') await this.store.dropFile(old.id, 'trace.zip');
+  }
+
+  /**
+   * For a failed run of a test whose last pass kept its trace: the comparison with that pass, which
+   * transcript.md ends with (docs/traces.md). Made here, after the session ended, off every
+   * command's path; the pass's trace is read within SINCE_DEADLINE_MS or the paragraph is left
+   * out. Nothing to compare with (no name, no earlier pass with a trace): undefined.
+   */
+  #sinceLastPass(entry: Omit<HistoryEntry, 'files' | 'bytes'>): ((run: RunTrace) => Promise<SinceLastPass | undefined>) | undefined {
+    if (entry.result !== 'failed') return undefined;
+    const passed = this.runs.lastPassedBeforeEnded({ ...entry, trace: true })?.id;
+    const path = passed && this.store.path(passed, 'trace.zip');
+    if (!passed || !path) return undefined;
+    return async (run) => {
+      const baseline = await loadRunTraceWithin(path, SINCE_DEADLINE_MS).catch((e: Error) => e.message);
+      if (typeof baseline === 'string' || !baseline) {
+        this.#host.log.info({ event: 'comparison with the last pass left out', sessionId: entry.id, reason: baseline ?? `its trace was not read within ${SINCE_DEADLINE_MS} ms` });
+        return undefined;
+      }
+      return { session: passed, first: compareRuns(run, baseline).first };
+    };
   }
 
   #entryOf(session: AnySession, history: SessionHistory, end: { endedAt: number; result: SessionResult; resultReason: string; endReason: string }): Omit<HistoryEntry, 'files' | 'bytes'> {
@@ -349,7 +371,7 @@ export class History implements Observer {
       session: id,
       with: otherId,
       ...(comparison.first && { firstDifference: comparison.first }),
-      summary: comparison.first ? `first difference at step ${comparison.first.failedStep ?? comparison.first.passedStep}: ${comparison.first.text}` : 'no difference found between the two runs',
+      summary: differenceSummary(comparison.first),
       aligned: comparison.aligned,
       links: { viewer: `/ui/trace?session=${id}&compare=${otherId}`, passed: `/wdgate/sessions/${otherId}` },
     };
@@ -373,6 +395,9 @@ export function engineOf(browserName: string): string {
   if (/chrom|edge|opera|brave/.test(name)) return 'chromium';
   return '';
 }
+
+/** How long a failed session's entry waits for its test's last passing trace to be read (transcript.md's comparison). */
+const SINCE_DEADLINE_MS = 5000;
 
 /** A response body a trace keeps: text, at most 64 KiB each, 8 MiB for a session. */
 const RESPONSE_BODIES = { each: 64 * 1024, total: 8 * 1024 * 1024 };

@@ -2,7 +2,9 @@
 // model (docs/traces.md, "transcript.md"). Built from what the trace holds, which is redacted
 // already: its steps one line each (time, command, target, value, result or error), the console
 // errors and failed requests of each step's time beneath it, markers and the client's results, the
-// final page, and the failure with the steps that led to it. Pure.
+// final page, and the failure with the steps that led to it; for a failed run of a test that passed
+// before, the first step where it differs from that pass (src/trace/runs/), last. Pure.
+import { differenceSummary, type Difference } from './runs/align.ts';
 import { errorsOf } from './viewer/facts.ts';
 import { duration, elementTarget, locators, openingStep, stepWindow, traceStart, within, type Trace, type TraceStep } from './viewer/model.ts';
 
@@ -10,8 +12,16 @@ import { duration, elementTarget, locators, openingStep, stepWindow, traceStart,
 const LEAD_UP = 5;
 const MAX_TEXT = 160;
 
-/** The transcript of a trace (the parts model.ts reads: session, steps, console, network). */
-export function transcript(trace: Pick<Trace, 'session' | 'steps' | 'console' | 'network'>): string {
+/** A failed run compared with its test's last passing run, as its trace was written (History, src/trace/index.ts). */
+export interface SinceLastPass {
+  /** The passing run's session id. */
+  session: string;
+  /** The first step where the failed run differs from it; none: no difference was found. */
+  first?: Difference;
+}
+
+/** The transcript of a trace (the parts model.ts reads: session, steps, console, network), and its comparison with the last pass. */
+export function transcript(trace: Pick<Trace, 'session' | 'steps' | 'console' | 'network'>, since?: SinceLastPass): string {
   const { session, steps } = trace;
   const start = traceStart(trace as Trace);
   const at = (t: number) => `+${((t - start) / 1000).toFixed(3)} s`;
@@ -57,7 +67,15 @@ export function transcript(trace: Pick<Trace, 'session' | 'steps' | 'console' | 
       if (r.status >= 400 || r.status === 0 || r.error) lines.push(`    - request failed ${at(r.startedAt)}: ${r.method} ${cut(r.url)} → ${r.status ? `${r.status} ${r.statusText}`.trim() : (r.error ?? 'no response')}`);
     }
   }
+  if (since) lines.push('', '## Since the last pass', '', sinceLastPass(session.id, since));
   return `${lines.join('\n')}\n`;
+}
+
+/** The comparison in one paragraph: "Since the last pass (session ID): first difference at step N: …", and where to see both runs side by side. */
+export function sinceLastPass(id: string, since: SinceLastPass): string {
+  const said = oneLine(differenceSummary(since.first));
+  const sentence = /[.!?]$/.test(said) ? said : `${said}.`;
+  return `Since the last pass (session ${since.session}): ${sentence} Side by side: /ui/trace?session=${encodeURIComponent(id)}&compare=${encodeURIComponent(since.session)}`;
 }
 
 /** The failure a reader came for: the command the session failed at, a browser gone, or the result the client reported. */

@@ -21,6 +21,8 @@ let siteUrl: string;
 let history: string;
 /** What the shop's button says today. */
 let button = 'Buy';
+/** The checkout's passing run, and its failing one on the changed page (the first test's). */
+let checkoutRuns: { good: string; bad: string } | undefined;
 
 before(async () => {
   site = createServer((req, res) => {
@@ -123,6 +125,14 @@ test('a test that passes, then fails on a changed page: a new failure, and its c
   assert.equal(differing.name, 'navigateTo');
   assert.match(differing.params.url, /\/shop$/, 'the shop, not the home page before it');
   assert.match(compared.summary, /^first difference at step \d+:/);
+  // transcript.md, as served, ends with it in one paragraph, numbering the step as its list does.
+  const md = await (await fetch(`${gw.url}/wdgate/sessions/${bad.id}/transcript`, { headers: { authorization: `Bearer ${TOKENS.alice}` } })).text();
+  const n = differing.n + 1;
+  const paragraph = `Since the last pass (session ${good.id}): first difference at step ${n}: after step ${n} (navigateTo) the page differs: it shows "Purchase" where the passed run showed "Buy". Side by side: /ui/trace?session=${bad.id}&compare=${good.id}`;
+  assert.ok(md.endsWith(`\n## Since the last pass\n\n${paragraph}\n`), md);
+  assert.match(md, new RegExp(`\\n${n}\\. \\+[\\d.]+ s \\*\\*navigateTo\\*\\* http://127\\.0\\.0\\.1:\\d+/shop `), 'the list names the navigation to the shop by that number');
+  assert.equal(compared.summary, `first difference at step ${n}: ${compared.firstDifference.text}`);
+  checkoutRuns = { good: good.id, bad: bad.id };
 
   const listed = await alice().ok('GET', '/wdgate/tests?name=checkout');
   assert.equal(listed.tests.length, 1);

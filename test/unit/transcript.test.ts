@@ -1,7 +1,9 @@
 // transcript.md (src/trace/transcript.ts): a session in plain Markdown, one line a step, what went
-// wrong near each step beneath it, the final page, and the failure with the steps that led to it.
+// wrong near each step beneath it, the final page, and the failure with the steps that led to it;
+// a failed run of a test that passed before ends with the first step where the two differ.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { compareRuns, type RunTrace } from '../../src/trace/runs/align.ts';
 import { transcript } from '../../src/trace/transcript.ts';
 import type { NetworkEntry, Trace, TraceStep } from '../../src/trace/viewer/model.ts';
 
@@ -92,4 +94,20 @@ test('a failure the client reported, a browser gone, a session that passed', () 
   const passed = failedSession();
   passed.session = { ...passed.session, result: 'passed', resultReason: '' };
   assert.doesNotMatch(transcript(passed), /## Failure/);
+});
+
+test('a failed run of a test that passed before ends with one paragraph: since the last pass, the first difference, at the step the list numbers so', () => {
+  const failed = failedSession();
+  // The last pass: the same commands, but the click led to the receipt.
+  const steps = failed.steps.filter((s) => s.n < 5).map((s) => (s.n === 4 ? { ...s, url: 'http://shop.test/receipt', title: 'Receipt' } : s));
+  const run = (t: Pick<Trace, 'steps' | 'network'>): RunTrace => ({ steps: t.steps as RunTrace['steps'], requests: t.network, snapshot: () => undefined });
+  const { first } = compareRuns(run(failed), run({ steps, network: [] }));
+  assert.equal(first?.failedStep, 4);
+  const md = transcript(failed, { session: 'pass-99', first });
+  const paragraph = 'Since the last pass (session pass-99): first difference at step 5: after step 5 (elementClick) the page was /pay, in the passed run /receipt. Side by side: /ui/trace?session=abc-123&compare=pass-99';
+  assert.ok(md.endsWith(`\n## Since the last pass\n\n${paragraph}\n`), md);
+  assert.match(md, /\n5\. \+4\.000 s \*\*elementClick\*\*/, 'step 5 of the list is the step the paragraph names');
+  // Nothing found between them; and no paragraph without a last pass.
+  assert.ok(transcript(failed, { session: 'pass-99' }).endsWith('Since the last pass (session pass-99): no difference found between the two runs. Side by side: /ui/trace?session=abc-123&compare=pass-99\n'));
+  assert.doesNotMatch(transcript(failed), /Since the last pass/);
 });

@@ -42,8 +42,18 @@ export interface Difference {
   failedStep?: number;
   /** The step of the passed run it lines up with (its `n`). */
   passedStep?: number;
-  /** One sentence saying what differs. */
+  /** One sentence saying what differs; steps in it are numbered from 1, as the viewer and transcript.md number them. */
   text: string;
+}
+
+/**
+ * The comparison in one line, as the compare API's `summary` and transcript.md say it: "first
+ * difference at step N: …", N numbered from 1 (the failed run's step, or the passed run's where
+ * the failed run lacks it).
+ */
+export function differenceSummary(first: Difference | undefined): string {
+  if (!first) return 'no difference found between the two runs';
+  return `first difference at step ${(first.failedStep ?? first.passedStep!) + 1}: ${first.text}`;
 }
 
 export interface Comparison {
@@ -125,13 +135,13 @@ export function compareRuns(failed: RunTrace, passed: RunTrace): Comparison {
   const describe = (step: TraceStepLike) => `${step.name}${step.params && typeof step.params === 'object' && 'value' in step.params ? ` ${JSON.stringify((step.params as { value: unknown }).value)}` : ''}`;
   for (let k = 0; k < pairs.length; k++) {
     const [i, j] = pairs[k]!;
-    if (i !== null && j === null) return { aligned, first: { kind: 'command', failedStep: f[i]!.n, text: `step ${f[i]!.n} (${describe(f[i]!)}) has no counterpart in the passed run: another command or target` } };
+    if (i !== null && j === null) return { aligned, first: { kind: 'command', failedStep: f[i]!.n, text: `step ${f[i]!.n + 1} (${describe(f[i]!)}) has no counterpart in the passed run: another command or target` } };
     if (i === null && j !== null) {
       // The failed run stopped, or went another way, before this step of the passed run.
       const next = pairs.slice(k).find(([x]) => x !== null)?.[0];
       return {
         aligned,
-        first: { kind: 'missing', passedStep: p[j]!.n, ...(next != null && { failedStep: f[next]!.n }), text: `the passed run's step ${p[j]!.n} (${describe(p[j]!)}) did not happen in the failed run` },
+        first: { kind: 'missing', passedStep: p[j]!.n, ...(next != null && { failedStep: f[next]!.n }), text: `the passed run's step ${p[j]!.n + 1} (${describe(p[j]!)}) did not happen in the failed run` },
       };
     }
     const a = f[i!]!;
@@ -144,16 +154,16 @@ export function compareRuns(failed: RunTrace, passed: RunTrace): Comparison {
 
 /** How two lined-up steps differ, the most telling first; undefined when they do not. */
 function differs(a: TraceStepLike, b: TraceStepLike, failed: RunTrace, passed: RunTrace, aEnd: number, bEnd: number): Omit<Difference, 'failedStep' | 'passedStep'> | undefined {
-  if (a.error && (!b.error || b.error.code !== a.error.code)) return { kind: 'error', text: `step ${a.n} (${a.name}) failed with ${a.error.code}${b.error ? ` where the passed run had ${b.error.code}` : ', where it succeeded in the passed run'}: ${a.error.message.slice(0, 200)}` };
-  if (a.url !== undefined && b.url !== undefined && withoutOrigin(a.url) !== withoutOrigin(b.url)) return { kind: 'url', text: `after step ${a.n} (${a.name}) the page was ${withoutOrigin(a.url)}, in the passed run ${withoutOrigin(b.url)}` };
-  if (a.title !== undefined && b.title !== undefined && a.title !== b.title) return { kind: 'title', text: `after step ${a.n} (${a.name}) the title was ${JSON.stringify(a.title)}, in the passed run ${JSON.stringify(b.title)}` };
+  if (a.error && (!b.error || b.error.code !== a.error.code)) return { kind: 'error', text: `step ${a.n + 1} (${a.name}) failed with ${a.error.code}${b.error ? ` where the passed run had ${b.error.code}` : ', where it succeeded in the passed run'}: ${a.error.message.slice(0, 200)}` };
+  if (a.url !== undefined && b.url !== undefined && withoutOrigin(a.url) !== withoutOrigin(b.url)) return { kind: 'url', text: `after step ${a.n + 1} (${a.name}) the page was ${withoutOrigin(a.url)}, in the passed run ${withoutOrigin(b.url)}` };
+  if (a.title !== undefined && b.title !== undefined && a.title !== b.title) return { kind: 'title', text: `after step ${a.n + 1} (${a.name}) the title was ${JSON.stringify(a.title)}, in the passed run ${JSON.stringify(b.title)}` };
   const request = requestDifference(requestsDuring(failed, a.startedAt, aEnd), requestsDuring(passed, b.startedAt, bEnd));
-  if (request) return { kind: 'request', text: `during step ${a.n} (${a.name}) ${request}` };
+  if (request) return { kind: 'request', text: `during step ${a.n + 1} (${a.name}) ${request}` };
   const aPage = a.snapshot ? failed.snapshot(a.snapshot) : undefined;
   const bPage = b.snapshot ? passed.snapshot(b.snapshot) : undefined;
   if (aPage !== undefined && bPage !== undefined) {
     const page = pageDifference(pageOf(aPage), pageOf(bPage));
-    if (page) return { kind: 'page', text: `after step ${a.n} (${a.name}) the page differs: ${page}` };
+    if (page) return { kind: 'page', text: `after step ${a.n + 1} (${a.name}) the page differs: ${page}` };
   }
   return undefined;
 }

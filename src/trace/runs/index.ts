@@ -10,7 +10,7 @@ import type { Principal } from '../../base/principal.ts';
 import { DEFAULT_WINDOW, errorKey, verdictOf, type Run, type Verdict } from './verdicts.ts';
 
 export { VERDICTS, type Run, type Verdict } from './verdicts.ts';
-export { compareRuns, type Comparison, type Difference, type RunTrace } from './align.ts';
+export { compareRuns, differenceSummary, type Comparison, type Difference, type RunTrace } from './align.ts';
 
 /** What the index takes of an ended session's history entry. */
 export interface EndedRun {
@@ -122,6 +122,14 @@ export class TestRuns {
     const run = test?.runs.find((r) => r.id === id);
     if (!test || !run) return undefined;
     return newest(test.runs, (r) => r.result === 'passed' && r.trace && r.startedAt < run.startedAt);
+  }
+
+  /** The same, for a session ending now, before its run is added (its transcript is written first). */
+  lastPassedBeforeEnded(entry: EndedRun): Run | undefined {
+    if (entry.name === undefined) return undefined;
+    const test = this.#tests.get(testKey({ name: entry.name, browserName: entry.browserName, principal: entry.principal }));
+    const startedAt = Date.parse(entry.startedAt);
+    return test && newest(test.runs, (r) => r.result === 'passed' && r.trace && r.startedAt < startedAt && r.id !== entry.id);
   }
 
   /** The test of a session, if it was named. */
