@@ -3,12 +3,15 @@
 // changed page, is a new failure whose comparison points to the step where the page differed (a
 // button's text changed), not to an earlier one; a test that flips within one build is flaky; one
 // that fails with the same error as before is not a new failure; a principal sees its own tests.
+// The trace viewer (in headless Chromium) opens the failed run and its last pass side by side at
+// the first difference; transcript.md says it in one paragraph.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import puppeteer, { type Page } from 'puppeteer-core';
 import { Builder, By, type WebDriver } from 'selenium-webdriver';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { eventually } from '../helpers/pages.ts';
@@ -143,6 +146,95 @@ test('a test that passes, then fails on a changed page: a new failure, and its c
   const b2 = await alice().ok('GET', '/wdgate/tests?build=b2');
   assert.deepEqual(b2.build, { name: 'b2', tests: 1, passed: 0, failed: 1, flaky: 0, newFailures: 1 });
 });
+
+test("the viewer opens the failed run and its last pass side by side at the first difference (the navigation to the changed page, both pages' texts); up and down move along the pairs, a step without a partner is a gap; the failed run alone links there", async () => {
+  assert.ok(checkoutRuns, 'the first test made the two runs');
+  const { good, bad } = checkoutRuns;
+  const compared = await alice().ok('GET', `/wdgate/sessions/${bad}/compare`);
+  assert.equal(compared.links.viewer, `/ui/trace?session=${bad}&compare=${good}`);
+  const browser = await puppeteer.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  try {
+    const page = await browser.newPage();
+    // Anything the page's policy refused, or a script error, would be said here.
+    const problems: string[] = [];
+    page.on('console', (m) => void (m.type() === 'error' && problems.push(m.text())));
+    page.on('pageerror', (e) => void problems.push((e as Error).message));
+    await page.setViewport({ width: 1400, height: 850 });
+    // The gateway wants a token: as the dashboard's login would give it, on every request of the page.
+    await page.setExtraHTTPHeaders({ authorization: `Bearer ${TOKENS.alice}` });
+    const response = await page.goto(`${gw.url}${compared.links.viewer}`);
+    assert.equal(response!.status(), 200);
+    assert.match(response!.headers()['content-security-policy']!, /default-src 'none'; script-src 'sha256-[^']+';/);
+    await page.waitForSelector('#pairs li.selected');
+    const rows = await pairRows(page);
+    assert.equal(rows.length, compared.aligned.length);
+    // Opened at the first difference, highlighted, with what differs.
+    const first = rows.findIndex((r) => r.selected);
+    assert.deepEqual(rows.filter((r) => r.first).map((r) => r.index), [first], 'one pair is the first difference, and it is the one shown');
+    assert.deepEqual(compared.aligned[first], [compared.firstDifference.failedStep, compared.firstDifference.passedStep]);
+    for (const side of [rows[first]!.failed, rows[first]!.passed]) assert.match(side, /^\d+navigateTohttp:\/\/127\.0\.0\.1:\d+\/shop$/, 'the navigation to the shop, in both runs');
+    assert.match(await page.$eval('#difference', (e) => e.textContent!), /^Since the last pass: First difference at step \d+: after step \d+ \(navigateTo\) the page differs: it shows "Purchase" where the passed run showed "Buy"/);
+    // Both runs' pages after that step: their screenshots, then their DOM snapshots' texts.
+    await page.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>('#sides img')].every((img) => !img.hidden && img.complete && img.naturalWidth > 0));
+    await page.click('#compare-tabs [data-view="snapshot"]');
+    assert.equal(await sideText(page, 'failed', 'button', 'Purchase'), 'Purchase');
+    assert.equal(await sideText(page, 'passed', 'button', 'Buy'), 'Buy');
+    assert.equal(await page.$eval('#sides [data-side="failed"] iframe', (f) => f.getAttribute('sandbox')), '', 'a snapshot runs no script');
+    // Down: the find, failed here and not in the last pass; then the click only the last pass made, beside a gap.
+    await page.keyboard.press('ArrowDown');
+    const find = (await pairRows(page))[first + 1]!;
+    assert.ok(find.selected);
+    assert.match(find.failed, /findElement.*no such element/);
+    assert.match(await page.$eval('#sides [data-side="failed"] dl', (e) => e.textContent!), /error.*no such element/);
+    const gap = rows.findIndex((r) => r.failedGap);
+    assert.ok(gap > first + 1, JSON.stringify(rows));
+    assert.match(rows[gap]!.passed, /elementClick/);
+    for (let k = first + 1; k < gap; k++) await page.keyboard.press('ArrowDown');
+    assert.equal((await pairRows(page)).findIndex((r) => r.selected), gap);
+    assert.match(await page.$eval('#sides [data-side="failed"]', (e) => `${e.className} ${e.textContent}`), /\bgap\b.*The failed run took no step here/s);
+    // Up, past the difference: the home page, alike in both runs.
+    for (let k = gap; k >= first; k--) await page.keyboard.press('ArrowUp');
+    assert.equal((await pairRows(page)).findIndex((r) => r.selected), first - 1);
+    assert.equal(await sideText(page, 'failed', 'h1', 'Welcome'), 'Welcome');
+    assert.equal(await sideText(page, 'passed', 'h1', 'Welcome'), 'Welcome');
+    // The failed run alone links to the same view (its last pass found by the gateway); the pass does not.
+    await page.goto(`${gw.url}/ui/trace?session=${good}`);
+    await page.waitForSelector('#steps li.selected');
+    assert.equal(await page.$eval('#compare-last', (a) => (a as HTMLElement).hidden), true);
+    await page.goto(`${gw.url}/ui/trace?session=${bad}`);
+    await page.waitForSelector('#compare-last:not([hidden])');
+    await Promise.all([page.waitForNavigation(), page.click('#compare-last')]);
+    await page.waitForSelector('#pairs li.selected.first');
+    assert.match(await page.$eval('#sides [data-side="passed"] a.alone', (a) => a.getAttribute('href')!), new RegExp(`session=${good}$`));
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+/** The side-by-side view's rows: each run's cell, which is selected, the first difference, gaps. */
+const pairRows = (page: Page) =>
+  page.$$eval('#pairs li', (lis) =>
+    lis.map((li) => ({
+      index: Number((li as HTMLElement).dataset.index),
+      failed: li.children[0]!.textContent!,
+      passed: li.children[1]!.textContent!,
+      failedGap: li.children[0]!.classList.contains('gap'),
+      selected: li.classList.contains('selected'),
+      first: li.classList.contains('first'),
+    })),
+  );
+
+/** The text of `selector` in one side's DOM snapshot frame, once it is `expected` (the srcdoc is parsed after it is set). */
+async function sideText(page: Page, side: 'failed' | 'passed', selector: string, expected: string): Promise<string> {
+  let text: string | undefined;
+  await eventually(async () => {
+    const frame = await (await page.$(`#sides [data-side="${side}"] iframe`))!.contentFrame();
+    text = await frame?.$eval(selector, (e) => e.textContent!).catch(() => undefined);
+    return text === expected;
+  }, `the ${side} run's snapshot never showed ${selector} "${expected}"`);
+  return text!;
+}
 
 test('a test that flips within one build is flaky; one that fails with the same error again is not a new failure', async () => {
   for (const [build, result] of [['b3', 'failed'], ['b3', 'passed']] as const) {

@@ -1,9 +1,12 @@
 // Across runs, the pure parts: a test's verdict over its runs, the alignment of two runs step by
-// step, and the first difference between a failed run and a passed one.
+// step, and the first difference between a failed run and a passed one; the viewer's side-by-side
+// view: which pair it opens at, and the compare API's answer as it reads it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { verdictOf, type Run } from '../../src/trace/runs/verdicts.ts';
-import { align, compareRuns, pageDifference, pageOf, stepKeys, type RunTrace, type TraceStepLike } from '../../src/trace/runs/align.ts';
+import { align, compareRuns, differenceSummary, pageDifference, pageOf, stepKeys, type RunTrace, type TraceStepLike } from '../../src/trace/runs/align.ts';
+import { differencePair, openingPair, readComparison } from '../../src/trace/viewer/pairs.ts';
+import { TraceError } from '../../src/trace/viewer/model.ts';
 
 let clock = 0;
 const run = (result: Run['result'], extra: Partial<Run> = {}): Run => ({ id: `r${++clock}`, result, startedAt: clock * 1000, trace: true, ...extra });
@@ -109,4 +112,28 @@ test('a page is its visible text and its structure: styles, scripts and attribut
   assert.deepEqual(a.text, ['Hello', 'world']);
   assert.equal(pageDifference(a, pageOf('<div class="y"><p>Hello <b>world</b></p></div>')), undefined);
   assert.match(pageDifference(a, pageOf('<div><p>Hello <i>world</i></p></div>'))!, /arranged differently/);
+});
+
+test('the side-by-side view opens at the pair of the first difference: both steps, or the gap of a step one run lacks', () => {
+  const aligned: [number | null, number | null][] = [[0, 0], [1, 1], [2, null], [null, 2], [3, 3]];
+  assert.equal(differencePair(aligned, { kind: 'page', failedStep: 1, passedStep: 1, text: '' }), 1);
+  assert.equal(differencePair(aligned, { kind: 'command', failedStep: 2, text: '' }), 2, "a step the last pass lacks: the failed step's row");
+  assert.equal(differencePair(aligned, { kind: 'missing', passedStep: 2, failedStep: 3, text: '' }), 3, "a step the failed run lacks: the passed step's row, not the failed run's next step");
+  assert.equal(differencePair(aligned, undefined), undefined);
+  // No difference: the failed run's first failed step, else the first pair.
+  const comparison = { session: 'f', with: 'p', summary: differenceSummary(undefined), aligned };
+  assert.equal(openingPair(comparison, new Set([3])), 4);
+  assert.equal(openingPair(comparison, new Set()), 0);
+  // The summary numbers steps from 1, as the viewer's lists do.
+  assert.equal(differenceSummary({ kind: 'page', failedStep: 1, passedStep: 1, text: 'x' }), 'first difference at step 2: x');
+  assert.equal(differenceSummary({ kind: 'missing', passedStep: 4, text: 'y' }), 'first difference at step 5: y');
+});
+
+test("the compare API's answer as the viewer reads it; anything else is refused with why", () => {
+  const value = { session: 'f', with: 'p', summary: 's', aligned: [[0, 0], [null, 1]], firstDifference: { kind: 'missing', passedStep: 1, text: 't' }, links: {} };
+  assert.deepEqual(readComparison({ value }), { session: 'f', with: 'p', summary: 's', aligned: [[0, 0], [null, 1]], firstDifference: value.firstDifference });
+  assert.equal(readComparison({ value: { ...value, with: null, aligned: [] } }).with, null);
+  for (const bad of [null, {}, { value: { ...value, aligned: [[null, null]] } }, { value: { ...value, aligned: [[0]] } }, { value: { ...value, aligned: [[-1, 0]] } }, { value: { ...value, summary: 1 } }]) {
+    assert.throws(() => readComparison(bad), TraceError, JSON.stringify(bad));
+  }
 });

@@ -6,8 +6,10 @@
 // and the session's metadata. Bundled with esbuild (./page.ts); everything from the trace is put in
 // as text, never as markup, except the snapshot, which only the sandboxed frame renders.
 import { PHASES, markSnapshot, percentBox, phaseOf, type Phase, type PhaseView } from './captures.ts';
+import { LAST, openComparison } from './compare.ts';
+import { fetchFromGateway, LoadError } from './fetching.ts';
 import { renderStrip, type Strip } from './filmstrip.ts';
-import { duration, elementTarget, locators, mimeOf, openingStep, readTrace, snapshotDocument, stepWindow, traceStart, TraceError, videoTime, within, type NetworkEntry, type Trace, type TraceStep } from './model.ts';
+import { duration, elementTarget, locators, mimeOf, openingStep, paramsSummary, readTrace, snapshotDocument, stepWindow, traceStart, TraceError, videoTime, within, type NetworkEntry, type Trace, type TraceStep } from './model.ts';
 import { element, renderErrors, renderMetadata, renderRequest } from './panels.ts';
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -48,7 +50,7 @@ function open(bytes: Uint8Array, source: string): void {
   }
   for (const url of urls.values()) URL.revokeObjectURL(url);
   urls = new Map();
-  $('playwright').hidden = true;
+  $('playwright').hidden = $('compare-last').hidden = true;
   trace = next;
   const { session } = trace;
   document.title = `${session.name ?? session.id} · wdgate trace`;
@@ -94,23 +96,11 @@ function stepItem(step: TraceStep): HTMLLIElement {
   const name = element('span', step.name, 'name');
   if (step.kind === 'bidi' || step.kind === 'forwarded') name.append(element('span', step.kind === 'bidi' ? 'BiDi' : 'forwarded', 'kind'));
   li.append(element('span', String(step.n + 1), 'n'), name, element('span', step.kind === 'marker' ? '' : duration(step.durationMs), 'ms'));
-  const detail = step.error ? `${step.error.code}: ${step.error.message}` : (step.text ?? [elementTarget(step, found), summary(step.params)].filter(Boolean).join(' '));
+  const detail = step.error ? `${step.error.code}: ${step.error.message}` : (step.text ?? [elementTarget(step, found), paramsSummary(step.params)].filter(Boolean).join(' '));
   if (detail) li.append(element('span', detail, 'detail'));
   li.title = detail ? `${step.name}\n${detail}` : step.name;
   li.onclick = () => select(step.n);
   return li;
-}
-
-/** One line of a step's parameters, for the list: the URL, the text typed, the script. */
-function summary(params: unknown): string {
-  if (params === undefined || params === null) return '';
-  if (typeof params !== 'object') return String(params);
-  const p = params as Record<string, unknown>;
-  for (const key of ['url', 'text', 'value', 'script', 'using', 'method']) {
-    if (typeof p[key] === 'string') return key === 'using' && typeof p.value === 'string' ? `${p.using} ${p.value}` : String(p[key]);
-  }
-  const json = JSON.stringify(params);
-  return json === '{}' ? '' : json;
 }
 
 function select(n: number, chosen?: Phase): void {
@@ -314,29 +304,25 @@ document.addEventListener('drop', (e) => {
 
 /**
  * The trace to open from the address: `?session=ID`, a kept session's (the gateway answers with
- * the login cookie or to loopback), or `?trace=/path`, a same-origin path (show-trace's file).
+ * the login cookie or to loopback), or `?trace=/path`, a same-origin path (show-trace's file);
+ * `?session=ID&compare=OTHER`, two kept sessions side by side.
  */
 async function openFromAddress(): Promise<void> {
   const query = new URLSearchParams(location.search);
   const session = query.get('session');
+  // `&compare=OTHER`: this failed run and its test's passing one, side by side (./compare.ts).
+  const other = query.get('compare');
+  if (session && other) return openComparison(session, other, say);
   const path = query.get('trace');
   const url = session ? `/wdgate/sessions/${encodeURIComponent(session)}/trace` : path && /^\/(?![/\\])/.test(path) ? path : undefined;
   if (!url) return;
   say(`Loading the trace${session ? ` of session ${session}` : ''}…`);
   let reply: Response;
   try {
-    reply = await fetch(url, { credentials: 'same-origin' });
+    reply = await fetchFromGateway(url, 'The trace');
   } catch (e) {
-    return say(`The trace could not be loaded: ${(e as Error).message}`, true);
-  }
-  if (!reply.ok) {
-    const message = await reply
-      .json()
-      .then((j: { value?: { message?: string } }) => j.value?.message)
-      .catch(() => undefined);
-    // A gateway with tokens: the browser's login is the dashboard's cookie.
-    const login = reply.status === 401 ? ' Log in on the dashboard (/ui) first, then open this page again.' : '';
-    return say(`The trace could not be loaded (${reply.status}): ${message ?? reply.statusText}.${login}`, true);
+    if (e instanceof LoadError) return say(e.message, true);
+    throw e;
   }
   open(new Uint8Array(await reply.arrayBuffer()), session ? `session ${session}` : path!);
   // A kept session's trace: also as Playwright's viewer reads it (made by the gateway when asked).
@@ -344,6 +330,10 @@ async function openFromAddress(): Promise<void> {
     const link = $<HTMLAnchorElement>('playwright');
     link.href = `${url}?format=playwright`;
     link.hidden = false;
+    // A named test's failure: beside its last pass, if it had one (the gateway says so if not).
+    const compare = $<HTMLAnchorElement>('compare-last');
+    compare.href = `/ui/trace?session=${encodeURIComponent(session)}&compare=${LAST}`;
+    compare.hidden = !(trace?.session.result === 'failed' && trace.session.name);
   }
 }
 void openFromAddress();

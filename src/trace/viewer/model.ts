@@ -283,6 +283,18 @@ export function elementTarget(step: TraceStep, found: Map<string, { locator: str
   return by ? `${by.locator} (found in step ${by.n + 1})` : `element ${step.element.slice(0, 16)}`;
 }
 
+/** One line of a step's parameters, for the list: the URL, the text typed, the script. */
+export function paramsSummary(params: unknown): string {
+  if (params === undefined || params === null) return '';
+  if (typeof params !== 'object') return String(params);
+  const p = params as Record<string, unknown>;
+  for (const key of ['url', 'text', 'value', 'script', 'using', 'method']) {
+    if (typeof p[key] === 'string') return key === 'using' && typeof p.value === 'string' ? `${p.using} ${p.value}` : String(p[key]);
+  }
+  const json = JSON.stringify(params);
+  return json === '{}' ? '' : json;
+}
+
 /**
  * The step a trace opens at: a failed session's last failed command (the one no later command
  * recovered from, as the result rule reads it: what its reader came for), else the first step.
