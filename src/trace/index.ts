@@ -19,9 +19,10 @@ import { Recorder } from './recorder.ts';
 import { SessionHistory } from './session-history.ts';
 import { HistoryStore, type HistoryEntry, type HistoryFile } from './store.ts';
 import { traceZip } from './trace-file.ts';
-import { compareRuns, differenceSummary, TestRuns, type Difference, type RunTrace } from './runs/index.ts';
+import { differenceSummary, TestRuns, type Difference, type RunTrace } from './runs/index.ts';
 import type { SinceLastPass } from './transcript.ts';
-import { loadRunTrace, loadRunTraceWithin } from './runs/load.ts';
+import { compareWithin } from './runs/compare.ts';
+import { loadRunTrace } from './runs/load.ts';
 import { error } from '../webdriver/errors.ts';
 
 export type { SessionHistory } from './session-history.ts';
@@ -245,8 +246,8 @@ export class History implements Observer {
   /**
    * For a failed run of a test whose last pass kept its trace: the comparison with that pass, which
    * transcript.md ends with (docs/traces.md). Made here, after the session ended, off every
-   * command's path; the pass's trace is read within SINCE_DEADLINE_MS or the paragraph is left
-   * out. Nothing to compare with (no name, no earlier pass with a trace): undefined.
+   * command's path, a slice at a time (./runs/compare.ts); done within SINCE_DEADLINE_MS or the
+   * paragraph is left out. Nothing to compare with (no name, no earlier pass with a trace): undefined.
    */
   #sinceLastPass(entry: Omit<HistoryEntry, 'files' | 'bytes'>): ((run: RunTrace) => Promise<SinceLastPass | undefined>) | undefined {
     if (entry.result !== 'failed') return undefined;
@@ -254,12 +255,14 @@ export class History implements Observer {
     const path = passed && this.store.path(passed, 'trace.zip');
     if (!passed || !path) return undefined;
     return async (run) => {
-      const baseline = await loadRunTraceWithin(path, SINCE_DEADLINE_MS).catch((e: Error) => e.message);
-      if (typeof baseline === 'string' || !baseline) {
-        this.#host.log.info({ event: 'comparison with the last pass left out', sessionId: entry.id, reason: baseline ?? `its trace was not read within ${SINCE_DEADLINE_MS} ms` });
-        return undefined;
-      }
-      return { session: passed, first: compareRuns(run, baseline).first };
+      const deadline = Date.now() + SINCE_DEADLINE_MS;
+      const comparison = await loadRunTrace(path).then(
+        (baseline) => (Date.now() > deadline ? undefined : compareWithin(run, baseline, deadline)),
+        (e: Error) => e.message,
+      );
+      if (typeof comparison === 'object') return { session: passed, first: comparison.first };
+      this.#host.log.info({ event: 'comparison with the last pass left out', sessionId: entry.id, reason: comparison ?? `not done within ${SINCE_DEADLINE_MS} ms` });
+      return undefined;
     };
   }
 
@@ -366,7 +369,8 @@ export class History implements Observer {
     if (!passed || (!principal.admin && passed.principal !== principal.name)) throw error('invalid argument', `with: no session ${otherId} in the history`);
     const [a, b] = [this.store.path(id, 'trace.zip'), this.store.path(otherId, 'trace.zip')];
     if (!a || !b) return nothing(`${!a ? id : otherId} has no trace kept to compare`);
-    const comparison = compareRuns(await loadRunTrace(a), await loadRunTrace(b));
+    const comparison = await compareWithin(await loadRunTrace(a), await loadRunTrace(b), Date.now() + COMPARE_DEADLINE_MS);
+    if (!comparison) throw error('timeout', `the comparison of ${id} with ${otherId} took longer than ${COMPARE_DEADLINE_MS / 1000} s`);
     return {
       session: id,
       with: otherId,
@@ -396,8 +400,10 @@ export function engineOf(browserName: string): string {
   return '';
 }
 
-/** How long a failed session's entry waits for its test's last passing trace to be read (transcript.md's comparison). */
+/** How long a failed session's entry waits for its comparison with the test's last pass (transcript.md's paragraph). */
 const SINCE_DEADLINE_MS = 5000;
+/** How long the compare API compares (a slice at a time, other work between). */
+const COMPARE_DEADLINE_MS = 30_000;
 
 /** A response body a trace keeps: text, at most 64 KiB each, 8 MiB for a session. */
 const RESPONSE_BODIES = { each: 64 * 1024, total: 8 * 1024 * 1024 };

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { verdictOf, type Run } from '../../src/trace/runs/verdicts.ts';
 import { align, compareRuns, differenceSummary, pageDifference, pageOf, stepKeys, type RunTrace, type TraceStepLike } from '../../src/trace/runs/align.ts';
+import { compareWithin } from '../../src/trace/runs/compare.ts';
 import { differencePair, openingPair, readComparison } from '../../src/trace/viewer/pairs.ts';
 import { TraceError } from '../../src/trace/viewer/model.ts';
 
@@ -136,4 +137,21 @@ test("the compare API's answer as the viewer reads it; anything else is refused 
   for (const bad of [null, {}, { value: { ...value, aligned: [[null, null]] } }, { value: { ...value, aligned: [[0]] } }, { value: { ...value, aligned: [[-1, 0]] } }, { value: { ...value, summary: 1 } }]) {
     assert.throws(() => readComparison(bad), TraceError, JSON.stringify(bad));
   }
+});
+
+test('inside the gateway, the comparison runs a slice at a time and gives up past its deadline', async () => {
+  const steps = Array.from({ length: 6 }, (_, n) => step(n, 'navigateTo', { params: { url: `http://h/${n}` }, snapshot: `s${n}` }));
+  const slow = (button: string): RunTrace => ({
+    steps,
+    requests: [],
+    snapshot(name) {
+      // Each page takes 12 ms to read: longer than a slice.
+      for (const end = performance.now() + 12; performance.now() < end; );
+      return `<p>${name}</p><button>${name === 's5' ? button : 'same'}</button>`;
+    },
+  });
+  const done = await compareWithin(slow('Purchase'), slow('Buy'), Date.now() + 60_000);
+  assert.deepEqual(done, compareRuns(slow('Purchase'), slow('Buy')));
+  assert.equal(done?.first?.failedStep, 5);
+  assert.equal(await compareWithin(slow('Purchase'), slow('Buy'), Date.now() - 1), undefined);
 });

@@ -128,6 +128,19 @@ const MAX_STEPS = 2000;
 
 /** The failed run against the passed one: the aligned steps and the first difference. */
 export function compareRuns(failed: RunTrace, passed: RunTrace): Comparison {
+  const steps = comparing(failed, passed);
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
+
+/**
+ * The same, one pair of steps at a time: it yields after each pair it looked at, so that a caller
+ * in the gateway can let other work run between them, or stop (./compare.ts). A pair's work is
+ * bounded by the snapshots' size (trace.maxSnapshotBytes); a run's by MAX_STEPS.
+ */
+export function* comparing(failed: RunTrace, passed: RunTrace): Generator<void, Comparison> {
   const f = commands(failed.steps).slice(0, MAX_STEPS);
   const p = commands(passed.steps).slice(0, MAX_STEPS);
   const pairs = align(stepKeys(f), stepKeys(p));
@@ -148,6 +161,7 @@ export function compareRuns(failed: RunTrace, passed: RunTrace): Comparison {
     const b = p[j!]!;
     const found = differs(a, b, failed, passed, f[i! + 1]?.startedAt ?? Infinity, p[j! + 1]?.startedAt ?? Infinity);
     if (found) return { aligned, first: { ...found, failedStep: a.n, passedStep: b.n } };
+    yield;
   }
   return { aligned, first: undefined };
 }
@@ -161,7 +175,8 @@ function differs(a: TraceStepLike, b: TraceStepLike, failed: RunTrace, passed: R
   if (request) return { kind: 'request', text: `during step ${a.n + 1} (${a.name}) ${request}` };
   const aPage = a.snapshot ? failed.snapshot(a.snapshot) : undefined;
   const bPage = b.snapshot ? passed.snapshot(b.snapshot) : undefined;
-  if (aPage !== undefined && bPage !== undefined) {
+  // The same DOM is the same page (most pairs of a run that went alike): nothing to read.
+  if (aPage !== undefined && bPage !== undefined && aPage !== bPage) {
     const page = pageDifference(pageOf(aPage), pageOf(bPage));
     if (page) return { kind: 'page', text: `after step ${a.n + 1} (${a.name}) the page differs: ${page}` };
   }

@@ -10,28 +10,15 @@ export async function loadRunTrace(path: string): Promise<RunTrace> {
   const files = unzipSync(zip, { filter: (file) => file.name === 'trace.json' || file.name === 'network.har' });
   const index = JSON.parse(Buffer.from(files['trace.json']!).toString()) as { steps: TraceStepLike[] };
   const har = files['network.har'] ? (JSON.parse(Buffer.from(files['network.har']).toString()) as HarLike) : undefined;
-  let snapshots: Record<string, Uint8Array> | undefined;
   return {
     steps: index.steps,
     requests: requestsOf(har),
     snapshot(name) {
-      // Unzipped once, at the first snapshot the comparison looks at.
-      snapshots ??= unzipSync(zip, { filter: (file) => file.name.startsWith('snapshots/') });
-      const data = snapshots[name];
+      // Only the snapshot asked for is inflated, when the comparison reaches it.
+      const data = unzipSync(zip, { filter: (file) => file.name === name })[name];
       return data && Buffer.from(data).toString();
     },
   };
-}
-
-/** The same within `ms` (the zip read and its index unzipped), or undefined. */
-export async function loadRunTraceWithin(path: string, ms: number): Promise<RunTrace | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
-  try {
-    return await Promise.race([loadRunTrace(path), late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** The HAR's requests as the comparison reads them (a trace being written is compared from its HAR too). */
