@@ -7,7 +7,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../../base/log.ts';
 import type { Principal } from '../../base/principal.ts';
-import { DEFAULT_WINDOW, errorKey, verdictOf, type Run, type Verdict } from './verdicts.ts';
+import { DEFAULT_WINDOW, errorKey, VERDICTS, verdictOf, type Run, type Verdict } from './verdicts.ts';
 
 export { VERDICTS, type Run, type Verdict } from './verdicts.ts';
 export { compareRuns, type Comparison, type Difference, type RunTrace } from './align.ts';
@@ -155,7 +155,7 @@ export class TestRuns {
    */
   list(principal: Principal, query: TestsQuery) {
     const contains = (value: string | undefined, part: string | undefined) => part === undefined || (value ?? '').toLowerCase().includes(part.toLowerCase());
-    const rank = (verdict: Verdict) => ['new failure', 'always failing', 'flaky', 'fixed', 'stable'].indexOf(verdict);
+    const rank = (verdict: Verdict) => VERDICTS.indexOf(verdict);
     const rows = [];
     for (const test of this.#tests.values()) {
       if (!principal.admin && test.principal !== principal.name) continue;

@@ -19,7 +19,8 @@ export interface Run {
   trace: boolean;
 }
 
-export const VERDICTS = ['new failure', 'flaky', 'always failing', 'fixed', 'stable'] as const;
+/** The verdicts, the most telling first (the order tests are listed in). */
+export const VERDICTS = ['new failure', 'always failing', 'flaky', 'fixed', 'stable'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
 /** Runs looked at for flakiness and "always failing" (history.verdictWindow). */
