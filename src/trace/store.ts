@@ -77,11 +77,13 @@ export class HistoryStore {
 
   /** Read the entries a previous run of the gateway left. */
   async load(): Promise<void> {
+    const started = performance.now();
     await mkdir(this.config.directory, { recursive: true });
     // (Files beside the folders are not entries: the index of tests.)
     const folders = (await readdir(this.config.directory, { withFileTypes: true })).filter((d) => ID.test(d.name) && d.isDirectory()).map((d) => d.name);
     // Read a few dozen at a time: 10,000 entries one after another took seconds.
     for (let i = 0; i < folders.length; i += LOAD_BATCH) await Promise.all(folders.slice(i, i + LOAD_BATCH).map((name) => this.#loadEntry(name)));
+    this.#log.info({ event: 'history read', entries: this.#entries.size, bytes: this.#bytes, ms: Math.round(performance.now() - started) });
     await this.sweep();
     this.#sweeper = setInterval(() => void this.sweep(), Math.min(60_000, Math.max(1000, this.config.retention / 4)));
     this.#sweeper.unref();

@@ -75,6 +75,7 @@ export class TestRuns {
    * before an entry or its trace went, or not at all after a crash).
    */
   async load(entries: () => Iterable<EndedRun>): Promise<void> {
+    const started = performance.now();
     const saved = await readFile(this.#file, 'utf8').then((text) => JSON.parse(text) as { version: number; tests: TestRecord[] }, () => undefined);
     const valid = saved?.version === VERSION && Array.isArray(saved.tests);
     if (valid) for (const test of saved.tests) this.#put(test);
@@ -95,8 +96,8 @@ export class TestRuns {
       }
     }
     if (added > 0 || corrected > 0 || !valid) {
-      this.#log.info({ event: 'tests index rebuilt', runsAdded: added, tracesCorrected: corrected, tests: this.#tests.size });
       await this.#save();
+      this.#log.info({ event: 'tests index rebuilt', runsAdded: added, tracesCorrected: corrected, tests: this.#tests.size, ms: Math.round(performance.now() - started) });
     }
   }
 
