@@ -280,6 +280,11 @@ test("Tests: named sessions grouped into tests, each with its runs as marks (new
     const said = await page.$eval('tr[data-test="tv checkout"] .comparison .summary', (e) => e.textContent!);
     assert.match(said, /^first difference at step \d+: .*"Purchase" where the passed run showed "Buy"/);
     assert.equal(await page.$eval('tr[data-test="tv checkout"] a.side-by-side', (a) => a.getAttribute('href')), `/ui/trace?session=${bad}&compare=${good}`);
+    // Drawn again (a reload, a session that ended), the list keeps the comparison open.
+    await page.$eval('tr[data-test="tv checkout"]', (tr) => ((tr as HTMLElement).dataset.drawn = 'before'));
+    await page.click('#tests-reload');
+    await page.waitForSelector('tr[data-test="tv checkout"]:not([data-drawn])');
+    assert.equal(await page.$eval('tr[data-test="tv checkout"] .comparison .summary', (e) => e.textContent!), said);
 
     // A build chosen: its summary; the verdict filter narrows the tests, not the build's summary.
     const summary = () => page.$$eval('#build-summary .stat', (stats) => Object.fromEntries(stats.map((s) => [(s as HTMLElement).dataset.stat, Number(s.querySelector('b')!.textContent)])));
