@@ -96,7 +96,7 @@ export class Dashboard implements Observer {
         // Per principal: its own for a principal, every one for an admin (as the sessions).
         principals: gateway.principalQueues().filter((queue) => principal.admin || queue.principal === principal.name),
       },
-      pool: gateway.pool.stats(),
+      pool: gateway.pool.statsFor(principal),
       sessions: this.visible(principal).map((session) => {
         const page = this.#pages.get(session);
         return {

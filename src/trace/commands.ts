@@ -1,5 +1,5 @@
 // The history over HTTP (docs/traces.md): ended and running sessions listed and filtered, one
-// session's entry, its trace and HAR. A principal sees its own sessions, an admin every one;
+// session's entry, its trace (wdgate's, or exported as Playwright's), HAR and transcript. A principal sees its own sessions, an admin every one;
 // another's session is as unknown as one that never was. (Selenium Grid's session events, by which
 // a client reports its test's result, are the W3C layer's: src/webdriver/commands/script.ts.)
 import { readFile } from 'node:fs/promises';
@@ -10,7 +10,10 @@ import { TextBody } from '../webdriver/json.ts';
 import { globalCommand, type Command, type CommandContext } from '../webdriver/commands/types.ts';
 import type { CommandName } from '../webdriver/routes.ts';
 import type { History } from './index.ts';
+import { toPlaywrightTrace } from './playwright/export.ts';
 import { compareQuery, listQuery, testsQuery } from './query.ts';
+import { transcript } from './transcript.ts';
+import { readTrace, TraceError } from './viewer/model.ts';
 
 /** The history's commands, by route name (src/webdriver/routes.ts), for the gateway's command table. */
 export function historyCommands(history: History): Partial<Record<CommandName, Command>> {
@@ -47,13 +50,32 @@ export function historyCommands(history: History): Partial<Record<CommandName, C
       },
     }),
 
-    /** GET /wdgate/sessions/{sessionId}/trace: the trace zip. */
+    /**
+     * GET /wdgate/sessions/{sessionId}/trace: the trace zip; `?format=playwright`: as a Playwright
+     * trace (./playwright/export.ts), made when asked.
+     */
     getSessionTrace: globalCommand({
       async handler(ctx) {
+        const format = new URLSearchParams(ctx.request.query ?? '').get('format') ?? 'wdgate';
+        if (format !== 'wdgate' && format !== 'playwright') throw error('invalid argument', `format: "${format}" is not a trace format (wdgate, playwright)`);
         const body = await traceOf(history, ctx);
         const entry = history.store.get(ctx.urlParams.sessionId!);
-        const name = `trace-${(entry?.name ?? entry?.id ?? 'session').replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 80)}.zip`;
-        return new TextBody('application/zip', body, { 'Content-Disposition': `attachment; filename="${name}"` });
+        const base = `${(entry?.name ?? entry?.id ?? 'session').replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 80)}`;
+        if (format === 'playwright') {
+          const exported = Buffer.from(await readable(() => toPlaywrightTrace(body)));
+          return new TextBody('application/zip', exported, { 'Content-Disposition': `attachment; filename="playwright-trace-${base}.zip"` });
+        }
+        return new TextBody('application/zip', body, { 'Content-Disposition': `attachment; filename="trace-${base}.zip"` });
+      },
+    }),
+
+    /** GET /wdgate/sessions/{sessionId}/transcript: the session in Markdown (the trace's transcript.md; made from the trace for one written before it had one). */
+    getSessionTranscript: globalCommand({
+      async handler(ctx) {
+        const zip = await traceOf(history, ctx);
+        const files = unzipSync(zip, { filter: (file) => file.name === 'transcript.md' });
+        const text = files['transcript.md'] ? Buffer.from(files['transcript.md']) : Buffer.from(await readable(() => transcript(readTrace(zip))));
+        return new TextBody('text/markdown; charset=utf-8', text);
       },
     }),
 
@@ -81,3 +103,12 @@ async function traceOf(history: History, ctx: CommandContext): Promise<Buffer> {
   return body;
 }
 
+/** A stored trace that cannot be read (written by another version, damaged) as a W3C error. */
+async function readable<T>(read: () => T | Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (e) {
+    if (e instanceof TraceError) throw error('unknown error', `the kept trace cannot be read: ${e.message}`);
+    throw e;
+  }
+}

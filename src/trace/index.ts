@@ -130,7 +130,10 @@ export class History implements Observer {
             dropped: (reason) => this.#host.counted.captureDropped(reason),
           });
     this.#live.set(session.id, { session, history: new SessionHistory(record, mode, recorder) });
-    if (recorder && session.kind === 'driven') await recorder.watch(session);
+    if (recorder && session.kind === 'driven') {
+      session.browser.keepResponseBodies?.(RESPONSE_BODIES);
+      await recorder.watch(session);
+    }
   }
 
   /** A traced session's classic command: what the previous one left on the page is captured first. */
@@ -147,9 +150,19 @@ export class History implements Observer {
     this.#live.get(session.id)?.history.report(reports, via, session.options.labels.name);
   }
 
-  /** The last capture while the browser is still there. */
+  /** The last capture while the browser is still there, and the window's size for the trace's metadata. */
   async closing(session: Session): Promise<void> {
-    await this.#live.get(session.id)?.history.recorder?.finish(session);
+    const history = this.#live.get(session.id)?.history;
+    if (!history?.recorder) return;
+    const window = session.currentWindow;
+    await Promise.all([
+      history.recorder.finish(session),
+      window !== null &&
+        session.browser
+          .getWindowRect(window)
+          .then(({ width, height }) => void (history.window = { width, height }))
+          .catch(() => {}),
+    ]);
   }
 
   /**
@@ -193,7 +206,15 @@ export class History implements Observer {
     if (keepTrace) {
       const video = recording?.video ? await readFile(recording.video).catch(() => undefined) : undefined;
       try {
-        const data = await traceZip(history.recorder!, { session: { ...entry, capabilities: history.facts.capabilities }, browser: { name: history.facts.browserName, version: history.facts.browserVersion } }, video);
+        const session = {
+          ...entry,
+          engine: engineOf(history.facts.browserName),
+          endCause: end.cause,
+          ...(history.window && { window: history.window }),
+          capabilities: history.facts.capabilities,
+          ...(history.facts.answered && { answeredCapabilities: history.facts.answered }),
+        };
+        const data = await traceZip(history.recorder!, { session, browser: { name: history.facts.browserName, version: history.facts.browserVersion } }, video);
         files.push({ name: 'trace.zip', data });
         this.#host.counted.traceWritten();
       } catch (e) {
@@ -343,6 +364,18 @@ export interface CompareAnswer {
   aligned: [number | null, number | null][];
   links: Record<string, string>;
 }
+
+/** The browser engine a browser name stands for (the trace's metadata; Playwright's viewer names it so). */
+export function engineOf(browserName: string): string {
+  const name = browserName.toLowerCase();
+  if (/firefox|gecko/.test(name)) return 'gecko';
+  if (/webkit|safari|minibrowser|epiphany/.test(name)) return 'webkit';
+  if (/chrom|edge|opera|brave/.test(name)) return 'chromium';
+  return '';
+}
+
+/** A response body a trace keeps: text, at most 64 KiB each, 8 MiB for a session. */
+const RESPONSE_BODIES = { each: 64 * 1024, total: 8 * 1024 * 1024 };
 
 /** A recording's console log (a JSON object per line) with every line's text redacted. */
 function redactLog(redactor: Redactor, log: string): string {

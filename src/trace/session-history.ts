@@ -14,6 +14,8 @@ export class SessionHistory {
   readonly record: SessionRecord;
   readonly mode: TraceMode;
   readonly recorder: Recorder | undefined;
+  /** The window's outer size as the session ended (a traced driven session's). */
+  window: { width: number; height: number } | undefined;
 
   constructor(record: SessionRecord, mode: TraceMode, recorder: Recorder | undefined) {
     this.record = record;

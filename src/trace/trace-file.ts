@@ -1,5 +1,5 @@
 // Writing a trace: one zip (docs/traces.md) of the index, the screenshots, the DOM snapshots,
-// the HAR, the console and the video. Texts are redacted here, as they are written, so a secret
+// the HAR, the console, the transcript and the video. Texts are redacted here, as they are written, so a secret
 // learnt late in the session is scrubbed from what came before it too. Written one file at a
 // time, yielding between files: a trace is written while other sessions' commands run.
 import { setImmediate as yieldToOthers } from 'node:timers/promises';
@@ -7,6 +7,8 @@ import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
 import pkg from '../../package.json' with { type: 'json' };
 import { toHar } from './har.ts';
 import type { Recorder } from './recorder.ts';
+import { transcript } from './transcript.ts';
+import { networkEntries, type ConsoleEntry, type TraceSession, type TraceStep } from './viewer/model.ts';
 
 export interface TraceSummary {
   session: Record<string, unknown>;
@@ -40,6 +42,8 @@ export async function traceZip(recorder: Recorder, summary: TraceSummary, video:
   archive.add('trace.json', JSON.stringify(index));
   archive.add('network.har', JSON.stringify(har));
   archive.add('console.json', JSON.stringify(consoleRecords));
+  // From what is written above, redacted already.
+  archive.add('transcript.md', transcript({ session: index.session as TraceSession, steps: index.steps as TraceStep[], console: consoleRecords as ConsoleEntry[], network: networkEntries(har) }));
   for (const [name, content] of recorder.files) {
     await yieldToOthers();
     archive.add(name, typeof content === 'string' ? redactor.text(content) : content);

@@ -47,6 +47,7 @@ export const routes = [
   { method: 'GET', path: '/wdgate/sessions/{sessionId}', command: 'getSessionEntry' },
   { method: 'GET', path: '/wdgate/sessions/{sessionId}/trace', command: 'getSessionTrace' },
   { method: 'GET', path: '/wdgate/sessions/{sessionId}/har', command: 'getSessionHar' },
+  { method: 'GET', path: '/wdgate/sessions/{sessionId}/transcript', command: 'getSessionTranscript' },
   { method: 'GET', path: '/wdgate/sessions/{sessionId}/video', command: 'getSessionVideo' },
   { method: 'GET', path: '/wdgate/sessions/{sessionId}/log', command: 'getSessionLog' },
   // Across runs: tests by name, their verdicts, a failure against the last pass (src/trace/runs/).

@@ -26,6 +26,8 @@ export interface SessionFacts {
   browserVersion: string;
   /** The capabilities it asked for, as processed. */
   capabilities: Record<string, unknown>;
+  /** The capabilities New Session answered with. */
+  answered?: Record<string, unknown>;
 }
 
 export type StepKind = 'command' | 'bidi' | 'forwarded';

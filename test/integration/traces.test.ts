@@ -1,7 +1,8 @@
 // Session traces and history through the real gateway, real browsers and a real client: names
 // and results from the conventions clients use, what a trace holds (steps, screenshots, DOM
 // snapshots, console, HAR), what it never holds (a password typed), retain-on-failure, who sees
-// which session, a restart keeping the history, and traces of Firefox, pass-through and BiDi sessions.
+// which session, a restart keeping the history, transcript.md, and traces of Firefox, pass-through
+// and BiDi sessions.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -153,6 +154,32 @@ describe('traces and history', () => {
     assert.equal(all.includes(PASSWORD), false, 'the password is in the trace');
     assert.ok(index.steps.some((s: any) => s.name === 'elementSendKeys' && s.params?.text === 'alice'));
     assert.ok(bytes < 5 * 1024 * 1024);
+  });
+
+  test("transcript.md: in the trace and at …/transcript, the failed session in Markdown naming the failed command, its error and the steps before it; the trace's metadata", async () => {
+    const res = await fetch(`${local.url}/wdgate/sessions/${failedId}/transcript`, { headers: local.headers });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'text/markdown; charset=utf-8');
+    const md = await res.text();
+    assert.match(md, /^# checkout buys the cart — failed\n/);
+    const failure = md.slice(md.indexOf('## Failure'), md.indexOf('## Steps'));
+    assert.match(failure, /Step \d+, \*\*findElement\*\*, failed: \*\*no such element\*\*/);
+    // The steps that led to it, each element named by the locator that found it: the password's Send Keys (its text hidden) and the click.
+    assert.match(failure, /\*\*elementSendKeys\*\* css selector "\*\[id="password"\]" \(found in step \d+\) value "\[redacted\]" — ok/);
+    assert.match(failure, /\*\*elementClick\*\* css selector "\*\[id="buy"\]" \(found in step \d+\) — ok/);
+    assert.equal(md.includes(PASSWORD), false);
+    assert.match(md, /- \*\*Final page:\*\* http:\/\/127\.0\.0\.1:\d+\/html\/\d+ — "Shop"/);
+    assert.match(md, /request failed \+[\d.]+ s: GET http:\/\/127\.0\.0\.1:\d+\/missing-price → 404/);
+    // The same text is in the trace, with what the viewer's Metadata tab shows.
+    const { index, files } = await traceOf(local, failedId);
+    assert.equal(text(files['transcript.md']), md);
+    assert.equal(index.session.engine, 'chromium');
+    assert.equal(index.session.endCause, 'deleted');
+    assert.equal(index.session.answeredCapabilities.browserVersion, index.session.browserVersion);
+    assert.ok(index.session.window.width > 0 && index.session.window.height > 0, JSON.stringify(index.session.window));
+    // Another format than wdgate's or Playwright's: said so.
+    await local.fails('GET', `/wdgate/sessions/${failedId}/trace?format=har`, undefined, 'invalid argument', 400);
+    await bob.fails('GET', `/wdgate/sessions/${failedId}/transcript`, undefined, 'invalid session id', 404);
   });
 
   test('another principal does not see the session; its owner does', async () => {

@@ -67,6 +67,9 @@ describe('README', () => {
       } else if (first === 'node' && rest.some((w) => w === 'bin/wdgate.js')) {
         const args = rest.slice(rest.indexOf('bin/wdgate.js') + 1);
         assert.doesNotThrow(() => parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: false }), command);
+      } else if (first === 'npx') {
+        // Another package's command: one of this project's dependencies (else npx would download it).
+        assert.ok(existsSync(`${ROOT}node_modules/.bin/${rest[0]}`), `"${command}": ${rest[0]} is no dependency's command`);
       } else if (first === 'npm') {
         if (rest[0] === 'run') assert.ok(rest[1]! in pkg.scripts, `"${command}": package.json has no script ${rest[1]}`);
         else assert.ok(['test', 'ci', 'install'].includes(rest[0]!), `"${command}": npm ${rest[0]}`);

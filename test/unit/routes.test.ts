@@ -102,7 +102,7 @@ describe('route table', () => {
     const keys = routes.map((r) => `${r.method} ${r.path}`);
     assert.equal(new Set(keys).size, keys.length, 'a method and path appear twice');
     assert.equal(new Set(routes.map((r) => r.command)).size, routes.length, 'a command name appears twice');
-    assert.equal(routes.length, SPEC_ENDPOINTS.length + 6 + 8 + 2 + 5 + 2);
+    assert.equal(routes.length, SPEC_ENDPOINTS.length + 6 + 9 + 2 + 5 + 2);
     assert.deepEqual(
       routes.filter((r) => r.path.startsWith('/wdgate/sessions')).map((r) => `${r.method} ${r.path} ${r.command}`),
       [
@@ -110,6 +110,7 @@ describe('route table', () => {
         'GET /wdgate/sessions/{sessionId} getSessionEntry',
         'GET /wdgate/sessions/{sessionId}/trace getSessionTrace',
         'GET /wdgate/sessions/{sessionId}/har getSessionHar',
+        'GET /wdgate/sessions/{sessionId}/transcript getSessionTranscript',
         'GET /wdgate/sessions/{sessionId}/video getSessionVideo',
         'GET /wdgate/sessions/{sessionId}/log getSessionLog',
         'GET /wdgate/sessions/{sessionId}/compare compareSession',

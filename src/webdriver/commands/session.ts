@@ -81,15 +81,19 @@ async function createSession(
   const downloadsEnabled = capabilities['se:downloadsEnabled'];
   if (downloadsEnabled !== undefined && typeof downloadsEnabled !== 'boolean') throw error('invalid argument', 'se:downloadsEnabled must be a boolean');
   const { recordVideo } = options;
+  // wdgate:options.ownBrowser: a browser no other session shares, ended with the session.
+  const ownBrowser = (capabilities['wdgate:options'] as Record<string, unknown> | undefined)?.ownBrowser;
+  if (ownBrowser !== undefined && typeof ownBrowser !== 'boolean') throw error('invalid argument', 'wdgate:options.ownBrowser must be a boolean');
   // BiDi (webSocketUrl): unless the backend scopes its BiDi end to the session, the engine's
   // BiDi end sees its whole browser, so the session gets a browser of its own (a pool key of its
-  // own). A backend without BiDi answers no URL, and clients stay on classic WebDriver
-  // (WebdriverIO falls back when it gets none).
+  // own), as one that asked for it does. A backend without BiDi answers no URL, and clients stay
+  // on classic WebDriver (WebdriverIO falls back when it gets none).
   const bidi = capabilities.webSocketUrl === true && backend.bidi === true;
-  const spec = bidi && !matched.spec.bidiScoped ? { ...matched.spec, key: JSON.stringify({ ...JSON.parse(matched.spec.key), bidi: true }), ownBrowser: true } : matched.spec;
+  const ownKey = bidi && !matched.spec.bidiScoped ? { bidi: true } : ownBrowser === true ? { ownBrowser: true } : undefined;
+  const spec = ownKey ? { ...matched.spec, key: JSON.stringify({ ...JSON.parse(matched.spec.key), ...ownKey }), ownBrowser: true } : matched.spec;
   let lease;
   try {
-    lease = await gateway.pool.lease(backend, spec);
+    lease = await gateway.pool.lease(backend, spec, principal.name);
   } catch (e) {
     throw error('session not created', e instanceof Error ? e.message : String(e));
   }
@@ -122,38 +126,36 @@ async function createSession(
   gateway.sessions.add(session);
   browser.onDisconnected(() => void gateway.sessions.end(session, 'its browser went away (it crashed or was killed)', 'crashed'));
   if (downloadsEnabled) await keepDownloads(gateway, session);
-  // Its observers (a trace watches the browser, a recording starts) before the client has it.
-  await opened(gateway, session, { id: session.id, principal: principal.name, backend: backend.name, browserName: browser.browserName, browserVersion: browser.browserVersion, capabilities });
-  if (bidi) await openBidi(gateway, session, spec);
-  return {
-    sessionId: session.id,
-    capabilities: {
-      browserName: browser.browserName,
-      browserVersion: browser.browserVersion,
-      platformName: spec.endpoint.platformName,
-      acceptInsecureCerts: spec.acceptInsecureCerts,
-      pageLoadStrategy: session.pageLoadStrategy,
-      proxy: capabilities.proxy ?? {},
-      setWindowRect: spec.endpoint.setWindowRect,
-      strictFileInteractability: session.strictFileInteractability,
-      timeouts: session.timeouts,
-      unhandledPromptBehavior: session.unhandledPromptBehavior,
-      // The gateway's own address, as the client reached it (never one behind the gateway).
-      ...(bidi && { webSocketUrl: `${webSocketBase}/session/${session.id}` }),
-      // CDP (Selenium's createCDPConnection, Grid's CDP proxy): only with a browser of its own.
-      // se:forwardCdp: where a Selenium Grid node relaying to the gateway connects its own CDP
-      // proxy for the session (Grid otherwise looks for a debuggerAddress, which there is none of).
-      ...(session.ownBrowser &&
-        browser.openCdp && {
-          'se:cdp': `${webSocketBase}/session/${session.id}/se/cdp`,
-          'se:cdpVersion': browser.browserVersion,
-          'se:forwardCdp': `${webSocketBase}/session/${session.id}/se/cdp`,
-        }),
-      ...(downloadsEnabled !== undefined && { 'se:downloadsEnabled': downloadsEnabled }),
-      ...spec.vendorCapabilities,
-      ...(recordVideo && { 'wdgate:options': { ...(spec.vendorCapabilities['wdgate:options'] as object), recordVideo } }),
-    },
+  const answered = {
+    browserName: browser.browserName,
+    browserVersion: browser.browserVersion,
+    platformName: spec.endpoint.platformName,
+    acceptInsecureCerts: spec.acceptInsecureCerts,
+    pageLoadStrategy: session.pageLoadStrategy,
+    proxy: capabilities.proxy ?? {},
+    setWindowRect: spec.endpoint.setWindowRect,
+    strictFileInteractability: session.strictFileInteractability,
+    timeouts: session.timeouts,
+    unhandledPromptBehavior: session.unhandledPromptBehavior,
+    // The gateway's own address, as the client reached it (never one behind the gateway).
+    ...(bidi && { webSocketUrl: `${webSocketBase}/session/${session.id}` }),
+    // CDP (Selenium's createCDPConnection, Grid's CDP proxy): only with a browser of its own.
+    // se:forwardCdp: where a Selenium Grid node relaying to the gateway connects its own CDP
+    // proxy for the session (Grid otherwise looks for a debuggerAddress, which there is none of).
+    ...(session.ownBrowser &&
+      browser.openCdp && {
+        'se:cdp': `${webSocketBase}/session/${session.id}/se/cdp`,
+        'se:cdpVersion': browser.browserVersion,
+        'se:forwardCdp': `${webSocketBase}/session/${session.id}/se/cdp`,
+      }),
+    ...(downloadsEnabled !== undefined && { 'se:downloadsEnabled': downloadsEnabled }),
+    ...spec.vendorCapabilities,
+    ...((recordVideo || ownBrowser) && { 'wdgate:options': { ...(spec.vendorCapabilities['wdgate:options'] as object), ...(recordVideo && { recordVideo }), ...(ownBrowser && { ownBrowser }) } }),
   };
+  // Its observers (a trace watches the browser, a recording starts) before the client has it.
+  await opened(gateway, session, { id: session.id, principal: principal.name, backend: backend.name, browserName: browser.browserName, browserVersion: browser.browserVersion, capabilities, answered });
+  if (bidi) await openBidi(gateway, session, spec);
+  return { sessionId: session.id, capabilities: answered };
 }
 
 /** The seam's observers learn of the session; one that cannot serve it (a recording that cannot start) fails New Session. */
@@ -169,7 +171,7 @@ async function opened(gateway: Gateway, session: Session | PassThroughSession, f
 /** The session's BiDi session in the engine, begun now so that its cost is New Session's. */
 async function openBidi(gateway: Gateway, session: Session, spec: LaunchSpec): Promise<void> {
   try {
-    session.attachBidi(await session.browser.openBidi!({ acceptInsecureCerts: spec.acceptInsecureCerts }));
+    session.attachBidi(await session.browser.openBidi!({ acceptInsecureCerts: spec.acceptInsecureCerts, ownBrowser: session.ownBrowser }));
   } catch (e) {
     await gateway.sessions.end(session, 'its BiDi session could not be started');
     throw error('session not created', `webSocketUrl: ${(e as Error).message}`);
@@ -227,6 +229,7 @@ async function createPassThroughSession(
     },
   });
   gateway.sessions.add(session);
+  const answered = { ...withoutUpstreamAddresses(upstream.capabilities), 'wdgate:options': { backend: backend.name, upstream: spec.upstream } };
   await opened(gateway, session, {
     id: session.id,
     principal: principal.name,
@@ -235,9 +238,10 @@ async function createPassThroughSession(
     browserName: session.browserName,
     browserVersion: String(upstream.capabilities.browserVersion ?? ''),
     capabilities: spec.capabilities,
+    answered,
   });
   upstream.onGone(() => void gateway.sessions.end(session, `its upstream ${spec.upstream} went away (the driver exited)`, 'crashed'));
-  return { sessionId: session.id, capabilities: { ...withoutUpstreamAddresses(upstream.capabilities), 'wdgate:options': { backend: backend.name, upstream: spec.upstream } } };
+  return { sessionId: session.id, capabilities: answered };
 }
 
 /** Capabilities that hold an address of the upstream's own, which clients must never get. */
@@ -322,8 +326,9 @@ export const status = globalCommand({
           createdAt: new Date(session.createdAt).toISOString(),
         })),
       },
-      // Per launch key: browsers, contexts leased and prepared, contexts being prepared.
-      pool: gateway.pool.stats(),
+      // Per launch key: browsers, contexts leased and prepared, contexts being prepared (a key
+      // of one principal's browsers: its own, or every one's for an admin).
+      pool: gateway.pool.statsFor(principal),
       bidi: { connections: gateway.sessions.bidiConnections() },
     };
   },
