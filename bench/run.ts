@@ -5,9 +5,10 @@
 // each side started, as PSS); the cheapest reads again on a settled page, two servers in turn.
 // Prints a markdown table and writes it to bench/results.md.
 // Usage: npm run bench [-- --iterations 30 --settled 200 --concurrent 10]
+// Across runs at scale (bench/tests.ts) runs last, or alone: npm run bench -- --only tests
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,11 +18,33 @@ import { startPageServer } from '../test/helpers/pages.ts';
 import { measureBidi, measureFirefoxDirect } from './bidi.ts';
 import { measureTracing, tracingTable } from './trace.ts';
 import { describeLimits } from './limits.ts';
+import { measureTestsScale, testsTable } from './tests.ts';
 import { WINDOW, commandMix, inTurn, median, newSession, recorder, settledInTurn, time, type Samples } from './measure.ts';
 
 const { values } = parseArgs({
-  options: { iterations: { type: 'string', default: '30' }, settled: { type: 'string', default: '200' }, concurrent: { type: 'string', default: '10' } },
+  options: { iterations: { type: 'string', default: '30' }, settled: { type: 'string', default: '200' }, concurrent: { type: 'string', default: '10' }, only: { type: 'string' } },
 });
+if (values.only !== undefined && values.only !== 'tests') throw new Error(`--only: one of tests (not ${values.only})`);
+
+const RESULTS = new URL('./results.md', import.meta.url);
+const TESTS_HEADING = '## Across runs at scale';
+const loadNow = () => `load average ${loadavg().map((l) => l.toFixed(2)).join(', ')} on ${cpus().length} cores`;
+
+/** Across runs at scale, as a section of bench/results.md. */
+async function testsSection(): Promise<string> {
+  const load = loadNow();
+  return `${TESTS_HEADING}\n\n${testsTable(await measureTestsScale(), load).join('\n')}\n`;
+}
+
+if (values.only === 'tests') {
+  // Run alone: its section of bench/results.md is replaced, the rest kept.
+  const section = await testsSection();
+  console.log(`\n${section}`);
+  const before = readFileSync(RESULTS, 'utf8');
+  const at = before.indexOf(TESTS_HEADING);
+  writeFileSync(RESULTS, `${(at < 0 ? before : before.slice(0, at)).trimEnd()}\n\n${section}`);
+  process.exit(0);
+}
 const ITERATIONS = Number(values.iterations);
 /** Rounds of each read on a settled page, per pair of servers. */
 const SETTLED_ROUNDS = Number(values.settled);
@@ -307,7 +330,9 @@ try {
   }
   const table = lines.join('\n');
   console.log(`\n${table}\n`);
-  writeFileSync(new URL('./results.md', import.meta.url), `# Benchmark results\n\nWritten by \`npm run bench\` (${new Date().toISOString().slice(0, 10)}).\n\n${table}\n`);
+  const tests = await testsSection();
+  console.log(`\n${tests}`);
+  writeFileSync(RESULTS, `# Benchmark results\n\nWritten by \`npm run bench\` (${new Date().toISOString().slice(0, 10)}).\n\n${table}\n\n${tests}`);
 } finally {
   await Promise.all([gateway.stop(), coldGateway.stop(), relay.stop(), playwrightGateway.stop(), coldPlaywright.stop(), chromedriver.stop()]);
   await pages.close();

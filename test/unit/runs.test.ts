@@ -1,13 +1,20 @@
-// Across runs, the pure parts: a test's verdict over its runs, the alignment of two runs step by
-// step, and the first difference between a failed run and a passed one; the viewer's side-by-side
-// view: which pair it opens at, and the compare API's answer as it reads it.
+// Across runs: a test's verdict over its runs, the alignment of two runs step by step, and the
+// first difference between a failed run and a passed one (pure); the index of tests on a directory;
+// the viewer's side-by-side view: which pair it opens at, and the compare API's answer as it reads it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { verdictOf, type Run } from '../../src/trace/runs/verdicts.ts';
 import { align, compareRuns, differenceSummary, pageDifference, pageOf, stepKeys, type RunTrace, type TraceStepLike } from '../../src/trace/runs/align.ts';
 import { compareWithin } from '../../src/trace/runs/compare.ts';
+import { TestRuns, type EndedRun } from '../../src/trace/runs/index.ts';
 import { differencePair, openingPair, readComparison } from '../../src/trace/viewer/pairs.ts';
 import { TraceError } from '../../src/trace/viewer/model.ts';
+import { silentLogger } from '../../src/base/log.ts';
+import type { Principal } from '../../src/base/principal.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
 
 let clock = 0;
 const run = (result: Run['result'], extra: Partial<Run> = {}): Run => ({ id: `r${++clock}`, result, startedAt: clock * 1000, trace: true, ...extra });
@@ -29,6 +36,12 @@ test('verdicts: new failure, flaky, always failing, fixed, stable', () => {
   // One failure between passes flips 2 of 3 pairs: flaky, by the rule, rather than fixed.
   assert.equal(verdictOf([run('passed'), run('passed'), fail(), run('passed')]), 'flaky');
   assert.equal(verdictOf([run('passed'), run('passed'), run('passed')]), 'stable');
+  // A test that broke and keeps failing with the same error fails every time now, however long it
+  // passed before; a failure that comes back alone between passes comes and goes: never stable.
+  const passes = (n: number) => Array.from({ length: n }, () => run('passed'));
+  assert.equal(verdictOf([...passes(8), fail(), fail(), fail()]), 'always failing');
+  assert.equal(verdictOf([...passes(8), fail(), fail()]), 'always failing');
+  assert.equal(verdictOf([fail(), ...passes(4), fail()]), 'flaky');
   // Skipped and unfinished runs do not count; nothing at all is stable.
   assert.equal(verdictOf([run('passed'), run('skipped'), run('unknown')]), 'stable');
   assert.equal(verdictOf([]), 'stable');
@@ -154,4 +167,78 @@ test('inside the gateway, the comparison runs a slice at a time and gives up pas
   assert.deepEqual(done, compareRuns(slow('Purchase'), slow('Buy')));
   assert.equal(done?.first?.failedStep, 5);
   assert.equal(await compareWithin(slow('Purchase'), slow('Buy'), Date.now() - 1), undefined);
+});
+
+// The index of tests (TestRuns) on a directory of its own: what it lists, and what it reads again at start.
+const ended = (id: string, result: EndedRun['result'], at: number, extra: Partial<EndedRun> = {}): EndedRun => ({
+  id,
+  name: 'checkout',
+  principal: 'alice',
+  browserName: 'chrome',
+  result,
+  startedAt: new Date(Date.UTC(2026, 10, 1) + at * 60_000).toISOString(),
+  trace: false,
+  ...extra,
+});
+const alice: Principal = { name: 'alice', maxSessions: null, admin: false, share: 1 };
+
+test('the tests listed: a failed run links to its comparison only where a pass with a trace came before it; a reported failure says why; a build summary ignores the verdict filter', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wdgate-runs-unit-'));
+  try {
+    const runs = new TestRuns(dir, silentLogger);
+    await runs.load(() => []);
+    runs.add(ended('f1', 'failed', 1, { build: 'b1', failure: { code: 'no such element', command: 'findElement', message: 'gone' } }));
+    runs.add(ended('p1', 'passed', 2, { build: 'b1' })); // its trace not kept
+    runs.add(ended('f2', 'failed', 3, { build: 'b2', resultReason: 'the Buy button is gone' }));
+    runs.add(ended('p2', 'passed', 4, { build: 'b3', trace: true }));
+    runs.add(ended('f3', 'failed', 5, { build: 'b4', trace: true, failure: { code: 'timeout', command: 'navigateTo', message: 'slow' } }));
+    runs.add(ended('s1', 'passed', 6, { name: 'search', build: 'b4' }));
+    const [checkout] = runs.list(alice, { limit: 10, offset: 0, name: 'check' }).tests;
+    assert.deepEqual(
+      checkout!.runs.map((r) => [r.id, r.links.compare ?? null]),
+      [['f1', null], ['p1', null], ['f2', null], ['p2', null], ['f3', '/wdgate/sessions/f3/compare']],
+    );
+    assert.equal(checkout!.runs[2]!.reason, 'the Buy button is gone');
+    assert.equal(checkout!.runs[4]!.links.viewer, '/ui/trace?session=f3');
+    assert.equal(checkout!.verdict, 'new failure');
+    // Build b4: both tests in it, one a new failure; with verdict=stable only "search" is listed, the summary the same.
+    const summary = { name: 'b4', tests: 2, passed: 1, failed: 1, flaky: 0, newFailures: 1 };
+    assert.deepEqual(runs.list(alice, { limit: 10, offset: 0, build: 'b4' }).build, summary);
+    const stable = runs.list(alice, { limit: 10, offset: 0, build: 'b4', verdict: 'stable' });
+    assert.deepEqual([stable.tests.map((t) => t.name), stable.total, stable.build], [['search'], 1, summary]);
+    // Another principal's tests are not listed.
+    assert.equal(runs.list({ ...alice, name: 'bob' }, { limit: 10, offset: 0 }).total, 0);
+    await runs.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('at start the index is read again as saved: which runs keep a trace comes from the entries, and runs past the newest 50 are not added again', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wdgate-runs-unit-'));
+  const lines: string[] = [];
+  const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+  try {
+    const entries = Array.from({ length: 60 }, (_, i) => ended(`r${i}`, 'passed', i, { trace: i >= 58 }));
+    const first = new TestRuns(dir, log);
+    await first.load(() => entries);
+    assert.deepEqual([...first.baselines()], ['r59']);
+    await first.close();
+    assert.equal(lines.filter((l) => l.includes('tests index rebuilt')).length, 1);
+    // The newest pass's entry went while the index was not written (a crash): the one before is the baseline.
+    const second = new TestRuns(dir, log);
+    await second.load(() => entries.filter((e) => e.id !== 'r59'));
+    assert.deepEqual([...second.baselines()], ['r58']);
+    await second.close();
+    // Read again with nothing changed: nothing rebuilt (the 10 runs older than the newest 50 stay out).
+    lines.length = 0;
+    const third = new TestRuns(dir, log);
+    await third.load(() => entries.filter((e) => e.id !== 'r59'));
+    assert.deepEqual(lines.filter((l) => l.includes('tests index rebuilt')), []);
+    assert.equal(third.testOf('r10')?.runs.length, 50);
+    assert.equal(third.testOf('r9'), undefined);
+    await third.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

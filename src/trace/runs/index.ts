@@ -7,7 +7,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../../base/log.ts';
 import type { Principal } from '../../base/principal.ts';
-import { DEFAULT_WINDOW, errorKey, verdictOf, type Run, type Verdict } from './verdicts.ts';
+import { DEFAULT_WINDOW, errorKey, VERDICTS, verdictOf, type Run, type Verdict } from './verdicts.ts';
 
 export { VERDICTS, type Run, type Verdict } from './verdicts.ts';
 export { compareRuns, differenceSummary, type Comparison, type Difference, type RunTrace } from './align.ts';
@@ -22,6 +22,8 @@ export interface EndedRun {
   result: Run['result'];
   startedAt: string;
   failure?: Run['failure'];
+  /** Why it failed, as its client reported it (a reported failure carries no W3C failure). */
+  resultReason?: string;
   /** Its trace is kept. */
   trace: boolean;
 }
@@ -44,6 +46,8 @@ export interface TestsQuery {
 
 /** Runs kept per test (verdicts look at the last `window`; failures are grouped over these). */
 const MAX_RUNS = 50;
+/** A reported failure's reason is kept this long (it is shown with the run). */
+const MAX_REASON = 300;
 const INDEX_FILE = 'tests-index.json';
 const VERSION = 1;
 /** The index is written at most this often (ms) while sessions end. */
@@ -65,26 +69,42 @@ export class TestRuns {
     this.#window = window;
   }
 
-  /** At start: the index as last saved, or (missing, unreadable, or behind the entries) rebuilt from them. */
+  /**
+   * At start: the index as last saved, or (missing, unreadable, or behind the entries) rebuilt
+   * from them. Which runs keep a trace is read from the entries (the index may have been written
+   * before an entry or its trace went, or not at all after a crash).
+   */
   async load(entries: () => Iterable<EndedRun>): Promise<void> {
+    const started = performance.now();
     const saved = await readFile(this.#file, 'utf8').then((text) => JSON.parse(text) as { version: number; tests: TestRecord[] }, () => undefined);
-    if (saved?.version === VERSION && Array.isArray(saved.tests)) for (const test of saved.tests) this.#put(test);
+    const valid = saved?.version === VERSION && Array.isArray(saved.tests);
+    if (valid) for (const test of saved.tests) this.#put(test);
+    const traced = new Set<string>();
     let added = 0;
     for (const entry of entries()) {
+      if (entry.trace) traced.add(entry.id);
       if (entry.name === undefined || this.#testOf.has(entry.id)) continue;
-      this.#add(entry);
-      added++;
+      // (A run older than its test's newest MAX_RUNS is not kept, and not added again at each start.)
+      if (this.#add(entry).kept) added++;
     }
-    if (added > 0 || !saved) {
-      this.#log.info({ event: 'tests index rebuilt', runsAdded: added, tests: this.#tests.size });
+    let corrected = 0;
+    for (const test of this.#tests.values()) {
+      for (const run of test.runs) {
+        if (run.trace === traced.has(run.id)) continue;
+        run.trace = traced.has(run.id);
+        corrected++;
+      }
+    }
+    if (added > 0 || corrected > 0 || !valid) {
       await this.#save();
+      this.#log.info({ event: 'tests index rebuilt', runsAdded: added, tracesCorrected: corrected, tests: this.#tests.size, ms: Math.round(performance.now() - started) });
     }
   }
 
   /** A session ended: its run goes into its test; its verdict as of this run (none for an unnamed session). */
   add(entry: EndedRun): Verdict | undefined {
     if (entry.name === undefined) return undefined;
-    const test = this.#add(entry);
+    const { test } = this.#add(entry);
     this.#scheduleSave();
     return verdictOf(test.runs, this.#window);
   }
@@ -137,10 +157,14 @@ export class TestRuns {
     return this.#tests.get(this.#testOf.get(id) ?? '');
   }
 
-  /** Tests a principal may see (its own; an admin's: all), filtered, the most telling first. */
+  /**
+   * Tests a principal may see (its own; an admin's: all), filtered, the most telling first. With
+   * `build`, each test as of that build (its runs up to the build's last one), and the build's
+   * summary over the tests that match `name`, whatever their verdict.
+   */
   list(principal: Principal, query: TestsQuery) {
     const contains = (value: string | undefined, part: string | undefined) => part === undefined || (value ?? '').toLowerCase().includes(part.toLowerCase());
-    const rank = (verdict: Verdict) => ['new failure', 'always failing', 'flaky', 'fixed', 'stable'].indexOf(verdict);
+    const rank = (verdict: Verdict) => VERDICTS.indexOf(verdict);
     const rows = [];
     for (const test of this.#tests.values()) {
       if (!principal.admin && test.principal !== principal.name) continue;
@@ -149,29 +173,44 @@ export class TestRuns {
       const inBuild = query.build === undefined ? test.runs : test.runs.filter((run) => contains(run.build, query.build));
       if (inBuild.length === 0) continue;
       const upTo = inBuild.at(-1)!.startedAt;
-      const runs = test.runs.filter((run) => run.startedAt <= upTo);
-      const verdict = verdictOf(runs, this.#window);
-      if (query.verdict !== undefined && verdict !== query.verdict) continue;
-      rows.push({ test, runs, verdict, latest: upTo });
+      const runs = query.build === undefined ? test.runs : test.runs.filter((run) => run.startedAt <= upTo);
+      rows.push({ test, runs, verdict: verdictOf(runs, this.#window), latest: upTo });
     }
-    rows.sort((a, b) => rank(a.verdict) - rank(b.verdict) || b.latest - a.latest);
-    const page = rows.slice(query.offset, query.offset + query.limit).map(({ test, runs, verdict }) => ({
+    const summary = query.build === undefined ? undefined : buildSummary(rows);
+    const matching = query.verdict === undefined ? rows : rows.filter((row) => row.verdict === query.verdict);
+    matching.sort((a, b) => rank(a.verdict) - rank(b.verdict) || b.latest - a.latest);
+    const page = matching.slice(query.offset, query.offset + query.limit).map(({ test, runs, verdict }) => ({
       name: test.name,
       browserName: test.browserName,
       principal: test.principal,
       verdict,
-      runs: runs.slice(-this.#window).map((run) => ({
+      runs: this.#listedRuns(runs),
+      failures: groupFailures(runs),
+    }));
+    return { tests: page, total: matching.length, offset: query.offset, limit: query.limit, ...(summary && { build: { name: query.build, ...summary } }) };
+  }
+
+  /** A test's last `window` runs as listed, oldest first; a failed one links to its comparison when a passing run with a trace came before it. */
+  #listedRuns(runs: Run[]) {
+    const shown = runs.slice(-this.#window);
+    let passedBefore = runs.slice(0, runs.length - shown.length).some((run) => run.result === 'passed' && run.trace);
+    return shown.map((run) => {
+      const listed = {
         id: run.id,
         ...(run.build !== undefined && { build: run.build }),
         result: run.result,
         startedAt: new Date(run.startedAt).toISOString(),
         ...(run.failure && { error: run.failure }),
-        links: { entry: `/wdgate/sessions/${run.id}`, ...(run.trace && { viewer: `/ui/trace?session=${run.id}` }), ...(run.result === 'failed' && { compare: `/wdgate/sessions/${run.id}/compare` }) },
-      })),
-      failures: groupFailures(runs),
-    }));
-    const summary = query.build === undefined ? undefined : buildSummary(rows);
-    return { tests: page, total: rows.length, offset: query.offset, limit: query.limit, ...(summary && { build: { name: query.build, ...summary } }) };
+        ...(run.reason !== undefined && { reason: run.reason }),
+        links: {
+          entry: `/wdgate/sessions/${run.id}`,
+          ...(run.trace && { viewer: `/ui/trace?session=${run.id}` }),
+          ...(run.result === 'failed' && passedBefore && { compare: `/wdgate/sessions/${run.id}/compare` }),
+        },
+      };
+      if (run.result === 'passed' && run.trace) passedBefore = true;
+      return listed;
+    });
   }
 
   /** The gateway ends: the index is written. */
@@ -188,7 +227,8 @@ export class TestRuns {
     for (const run of test.runs) this.#testOf.set(run.id, key);
   }
 
-  #add(entry: EndedRun): TestRecord {
+  /** A run into its test, in order of start; `kept`: it is among the test's newest MAX_RUNS. */
+  #add(entry: EndedRun): { test: TestRecord; kept: boolean } {
     const shape = { name: entry.name!, browserName: entry.browserName, principal: entry.principal };
     const key = testKey(shape);
     let test = this.#tests.get(key);
@@ -199,13 +239,15 @@ export class TestRuns {
       result: entry.result,
       startedAt: Date.parse(entry.startedAt),
       ...(entry.failure && { failure: entry.failure }),
+      ...(entry.result === 'failed' && !entry.failure && entry.resultReason !== undefined && { reason: entry.resultReason.slice(0, MAX_REASON) }),
       trace: entry.trace,
     };
+    if (test.runs.length >= MAX_RUNS && run.startedAt < test.runs[0]!.startedAt) return { test, kept: false };
     test.runs.push(run);
     test.runs.sort((a, b) => a.startedAt - b.startedAt);
     while (test.runs.length > MAX_RUNS) this.#testOf.delete(test.runs.shift()!.id);
     this.#testOf.set(run.id, key);
-    return test;
+    return { test, kept: true };
   }
 
   #scheduleSave(): void {

@@ -13,11 +13,14 @@ export interface Run {
   startedAt: number;
   /** The failure that made it fail: the W3C code and the command that answered it. */
   failure?: { code: string; command: string; message: string };
+  /** A failure the client reported (no W3C failure): its reason, as reported. */
+  reason?: string;
   /** Its trace is kept (a comparison can be made with it). */
   trace: boolean;
 }
 
-export const VERDICTS = ['new failure', 'flaky', 'always failing', 'fixed', 'stable'] as const;
+/** The verdicts, the most telling first (the order tests are listed in). */
+export const VERDICTS = ['new failure', 'always failing', 'flaky', 'fixed', 'stable'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
 /** Runs looked at for flakiness and "always failing" (history.verdictWindow). */
@@ -39,10 +42,14 @@ export function errorKey(run: Run): string | undefined {
  *   errors of the 5 runs before it;
  * - **flaky**: within the window, one build both passed and failed, or the result flipped between
  *   consecutive runs more often than half the window's pairs;
- * - **always failing**: every run of the window failed (two at least);
+ * - **always failing**: the newest run failed, and so did every run since the test last passed
+ *   (two at least): it fails every time now;
+ * - **flaky** too: the newest run failed alone, after a pass, with an error seen before (the
+ *   same failure comes and goes);
  * - **fixed**: the newest run passed, the one before failed;
- * - **stable**: anything else.
- * Runs that were skipped or ended without a result do not count.
+ * - **stable**: it passes.
+ * A test whose newest run failed is never stable. Runs that were skipped or ended without a
+ * result do not count.
  */
 export function verdictOf(all: readonly Run[], window = DEFAULT_WINDOW): Verdict {
   const runs = all.filter((run) => run.result === 'passed' || run.result === 'failed').sort((a, b) => a.startedAt - b.startedAt);
@@ -56,8 +63,8 @@ export function verdictOf(all: readonly Run[], window = DEFAULT_WINDOW): Verdict
   }
   const recent = runs.slice(-window);
   if (isFlaky(recent)) return 'flaky';
-  if (recent.length >= 2 && recent.every((run) => run.result === 'failed')) return 'always failing';
-  if (newest.result === 'passed' && recent.at(-2)?.result === 'failed') return 'fixed';
+  if (newest.result === 'failed') return runs.at(-2)?.result === 'failed' ? 'always failing' : 'flaky';
+  if (recent.at(-2)?.result === 'failed') return 'fixed';
   return 'stable';
 }
 
