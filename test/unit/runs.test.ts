@@ -242,3 +242,14 @@ test('at start the index is read again as saved: which runs keep a trace comes f
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("how a client reported its result is not a step of the comparison (Grid's se/event in one run, sauce:job-result in the other)", () => {
+  const base = [step(0, 'navigateTo', { params: { url: 'http://h/' }, url: 'http://h/', title: 'Home' }), step(1, 'getTitle')];
+  const a = trace([...base, step(2, 'sessionEvent', { params: { eventType: 'test:failed' } })]);
+  const b = trace([...base, step(2, 'executeScript', { params: { script: 'sauce:job-result=passed', args: [] } })]);
+  const { first, aligned } = compareRuns(a, b);
+  assert.equal(first, undefined);
+  assert.deepEqual(aligned, [[0, 0], [1, 1]]);
+  // An ordinary script is a step like any other.
+  assert.equal(compareRuns(a, trace([...base, step(2, 'executeScript', { params: { script: 'return 1', args: [] } })])).first?.kind, 'missing');
+});

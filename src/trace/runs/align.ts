@@ -2,6 +2,7 @@
 // step, whatever its timing or element ids; then the first step where the failed run differs from
 // the passed one — another command or target, an error where there was none, another URL or title,
 // a request that failed or changed status, a page whose text or structure differs. Pure.
+import { scriptReports } from '../../webdriver/reports.ts';
 
 /** What the comparison needs of a trace step (trace.json, docs/traces.md). */
 export interface TraceStepLike {
@@ -65,8 +66,23 @@ export interface Comparison {
 const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf';
 const SHADOW_KEY = 'shadow-6066-11e4-a52e-4f735466cecf';
 
-/** The steps that are commands (markers and reported events are not aligned). */
-const commands = (steps: TraceStepLike[]) => steps.filter((step) => step.kind === 'command' || step.kind === 'forwarded' || step.kind === 'bidi');
+/**
+ * The steps that are commands. Markers and events are not aligned, nor is how a client reported
+ * its result (Grid's se/event, a cloud grid's script): two runs that differ only in that are alike.
+ */
+const commands = (steps: TraceStepLike[]) => steps.filter((step) => (step.kind === 'command' || step.kind === 'forwarded' || step.kind === 'bidi') && !isReport(step));
+
+function isReport(step: TraceStepLike): boolean {
+  if (step.name === 'sessionEvent') return true;
+  if (step.name !== 'executeScript' && step.name !== 'executeAsyncScript') return false;
+  const script = (step.params as { script?: unknown } | undefined)?.script;
+  if (typeof script !== 'string') return false;
+  try {
+    return scriptReports(script) !== undefined;
+  } catch {
+    return true; // a malformed report: still the client's report, never run in the page
+  }
+}
 
 /**
  * Each step's key: kind, name and target. A find's target is its locator (and its parent's); an
