@@ -58,6 +58,12 @@ export interface LaunchSpec {
    * process's multiplexed session): BiDi sessions share browsers like classic ones.
    */
   bidiScoped?: boolean;
+  /**
+   * Pages of different contexts may share a content process (Firefox without Fission, kept off
+   * for input into cross-origin frames): the pool never gives such a browser to sessions of
+   * different principals (one page could read another's memory: Spectre).
+   */
+  contentProcessesShared?: boolean;
   [extra: string]: unknown;
 }
 
@@ -432,6 +438,13 @@ export interface DrivenBrowser {
    * subscription takes a round trip): requests started after that are all seen. Never rejects.
    */
   onNetworkRequest?(listener: (entry: NetworkEntry) => void): Promise<void>;
+  /**
+   * From now on, the requests reported carry their response's body (NetworkEntry.responseBody)
+   * when it is text (isTextMimeType) within `limits`. Read once the response ended, before the
+   * entry is reported; never on the command path. Native Chromium (Network.getResponseBody) and
+   * Playwright (Response.body) have it; native Firefox not yet.
+   */
+  keepResponseBodies?(limits: ResponseBodyLimits): void;
   /** Every uncaught page exception of any window of this context from now on. */
   onPageError?(listener: (error: PageError) => void): void;
   /**
@@ -526,6 +539,22 @@ export interface NetworkEntry {
   /** Why it failed (net::ERR_ABORTED, NS_BINDING_ABORTED …); absent when it completed. */
   error?: string;
   serverIPAddress?: string;
+  /** The response's body as text, once keepResponseBodies asked for it and it is text within the limits. */
+  responseBody?: string;
+}
+
+/** Which response bodies a traced session keeps (DrivenBrowser.keepResponseBodies). */
+export interface ResponseBodyLimits {
+  /** Most bytes of one body: a larger one is left out. */
+  each: number;
+  /** Most bytes of all the session's bodies together: past it, no more are kept. */
+  total: number;
+}
+
+/** Whether a response's MIME type is text a person can read (a trace keeps such bodies). */
+export function isTextMimeType(mimeType: string): boolean {
+  const type = mimeType.split(';')[0]!.trim().toLowerCase();
+  return /^text\//.test(type) || /^application\/(json|javascript|ecmascript|xml|x-www-form-urlencoded|graphql|ld\+json)$/.test(type) || /\+(json|xml)$/.test(type);
 }
 
 /** An uncaught exception or unhandled rejection of a page of this context. */
@@ -540,6 +569,11 @@ export interface PageError {
 /** What the engine's BiDi session starts with. */
 export interface BidiOptions {
   acceptInsecureCerts: boolean;
+  /**
+   * The session has its browser to itself (the pool serves no other session from it, and ends
+   * it with the session): what reaches the whole browser (an extension) may be done.
+   */
+  ownBrowser?: boolean;
 }
 
 /**

@@ -7,9 +7,10 @@
 // gateway of its own; `--only tracing` runs that part alone and prints it (results.md untouched).
 // Usage: npm run bench [-- --iterations 30 --settled 200 --concurrent 10]
 //        npm run bench -- --only tracing [--sessions 8,32 --rounds 3 --seconds 10 --trace-mode retain-on-failure --cpu-prof DIR]
+// Across runs at scale (bench/tests.ts) runs last, or alone: npm run bench -- --only tests
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,6 +19,8 @@ import { Client } from '../test/helpers/client.ts';
 import { startPageServer } from '../test/helpers/pages.ts';
 import { measureBidi, measureFirefoxDirect } from './bidi.ts';
 import { tracingSection, type TracingOptions } from './trace.ts';
+import { describeLimits } from './limits.ts';
+import { measureTestsScale, testsTable } from './tests.ts';
 import { WINDOW, commandMix, inTurn, median, newSession, recorder, settledInTurn, time, type Samples } from './measure.ts';
 
 const { values } = parseArgs({
@@ -33,7 +36,27 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'string' },
   },
 });
-if (values.only !== undefined && values.only !== 'tracing') throw new Error(`--only: only "tracing" can run alone (got ${values.only})`);
+if (values.only !== undefined && values.only !== 'tests' && values.only !== 'tracing') throw new Error(`--only: one of tests, tracing (not ${values.only})`);
+
+const RESULTS = new URL('./results.md', import.meta.url);
+const TESTS_HEADING = '## Across runs at scale';
+const loadNow = () => `load average ${loadavg().map((l) => l.toFixed(2)).join(', ')} on ${cpus().length} cores`;
+
+/** Across runs at scale, as a section of bench/results.md. */
+async function testsSection(): Promise<string> {
+  const load = loadNow();
+  return `${TESTS_HEADING}\n\n${testsTable(await measureTestsScale(), load).join('\n')}\n`;
+}
+
+if (values.only === 'tests') {
+  // Run alone: its section of bench/results.md is replaced, the rest kept.
+  const section = await testsSection();
+  console.log(`\n${section}`);
+  const before = readFileSync(RESULTS, 'utf8');
+  const at = before.indexOf(TESTS_HEADING);
+  writeFileSync(RESULTS, `${(at < 0 ? before : before.slice(0, at)).trimEnd()}\n\n${section}`);
+  process.exit(0);
+}
 const ITERATIONS = Number(values.iterations);
 /** Rounds of each read on a settled page, per pair of servers. */
 const SETTLED_ROUNDS = Number(values.settled);
@@ -219,12 +242,20 @@ if (values.only === 'tracing') {
 const chromedriver = await startChromedriver();
 const unwarmed = { maxSessions: CONCURRENT, logLevel: 'warn', pool: { minWarm: 0, maxBrowsers: 4, sessionsPerBrowser: 8, idleTimeout: 60000 } };
 const toPlaywright = [{ match: {}, backend: 'playwright' }];
+/** Each gateway's settings, said in the results (bench/limits.ts). */
+const CONFIGS = {
+  wdgate: { maxSessions: CONCURRENT, logLevel: 'warn' },
+  'wdgate, cold': { logLevel: 'warn', pool: { minWarm: 0, sessionsPerBrowser: 1 } },
+  'wdgate → chromedriver': { ...unwarmed, remote: { upstreams: { bench: chromedriver.url } } },
+  playwright: { maxSessions: CONCURRENT, logLevel: 'warn', routes: toPlaywright },
+  'playwright, cold': { logLevel: 'warn', routes: toPlaywright, pool: { minWarm: 0, sessionsPerBrowser: 1 } },
+};
 const [gateway, coldGateway, relay, playwrightGateway, coldPlaywright] = await Promise.all([
-  startGateway([], { config: { maxSessions: CONCURRENT, logLevel: 'warn' } }).then((gw) => asServer(gw)),
-  startGateway([], { config: { logLevel: 'warn', pool: { minWarm: 0, sessionsPerBrowser: 1 } } }).then((gw) => asServer(gw)),
-  startGateway([], { config: { ...unwarmed, remote: { upstreams: { bench: chromedriver.url } } } }).then((gw) => asServer(gw, false)),
-  startGateway([], { config: { maxSessions: CONCURRENT, logLevel: 'warn', routes: toPlaywright } }).then((gw) => asServer(gw)),
-  startGateway([], { config: { logLevel: 'warn', routes: toPlaywright, pool: { minWarm: 0, sessionsPerBrowser: 1 } } }).then((gw) => asServer(gw)),
+  startGateway([], { config: CONFIGS.wdgate }).then((gw) => asServer(gw)),
+  startGateway([], { config: CONFIGS['wdgate, cold'] }).then((gw) => asServer(gw)),
+  startGateway([], { config: CONFIGS['wdgate → chromedriver'] }).then((gw) => asServer(gw, false)),
+  startGateway([], { config: CONFIGS.playwright }).then((gw) => asServer(gw)),
+  startGateway([], { config: CONFIGS['playwright, cold'] }).then((gw) => asServer(gw)),
 ]);
 try {
   const ours = await measure(gateway, WDGATE_CAPS, pageUrl, coldGateway);
@@ -250,6 +281,10 @@ try {
     'the two columns\' difference, marked ~). playwright: the Playwright backend on the same Chromium (warm and cold as native:',
     'its gateway routes plain capabilities to it), and its ratio to native (target: within 1.5×), measured apart the same way:',
     'the native and the Playwright gateway in turn (back to back and cold New Session: the two columns\' ratio, marked ~).',
+    '',
+    'The limits each gateway ran with (in bold what the benchmark changed from `config/default.json`):',
+    '',
+    ...Object.entries(CONFIGS).map(([name, config]) => `- ${name}: ${describeLimits(config)}`),
     '',
     '| command | wdgate | chromedriver | ratio | wdgate → chromedriver | added | playwright | ÷ native |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
@@ -325,7 +360,9 @@ try {
   }
   const table = lines.join('\n');
   console.log(`\n${table}\n`);
-  writeFileSync(new URL('./results.md', import.meta.url), `# Benchmark results\n\nWritten by \`npm run bench\` (${new Date().toISOString().slice(0, 10)}).\n\n${table}\n`);
+  const tests = await testsSection();
+  console.log(`\n${tests}`);
+  writeFileSync(RESULTS, `# Benchmark results\n\nWritten by \`npm run bench\` (${new Date().toISOString().slice(0, 10)}).\n\n${table}\n\n${tests}`);
 } finally {
   await Promise.all([gateway.stop(), coldGateway.stop(), relay.stop(), playwrightGateway.stop(), coldPlaywright.stop(), chromedriver.stop()]);
   await pages.close();

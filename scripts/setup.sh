@@ -1,18 +1,45 @@
 #!/usr/bin/env bash
 # Install what wdgate needs on a Debian 12 machine, skipping what is already there:
 # Chromium, chromedriver, firefox-esr, WebKitWebDriver, Xvfb and ffmpeg from Debian, and the npm dependencies.
-# Nothing downloads a browser of its own.
+# Nothing downloads a browser of its own. It stops first, saying what to do, when Node is too old.
 #   --runtime: only what running the gateway needs (a server, the Dockerfile): no Java, no
-#              Python client, no test tools, npm's dev dependencies left out.
+#              Python client, no test tools, no container tools, npm's dev dependencies left out.
+#   --no-npm:  Debian's packages only (the Dockerfile installs the npm packages in a layer of
+#              their own, so that a changed package-lock.json does not fetch the browsers again).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 RUNTIME=""
-case "${1:-}" in
-  --runtime) RUNTIME=1 ;;
-  "") ;;
-  *) echo "usage: $0 [--runtime]" >&2; exit 2 ;;
-esac
+NO_NPM=""
+for arg in "$@"; do
+  case "$arg" in
+    --runtime) RUNTIME=1 ;;
+    --no-npm) NO_NPM=1 ;;
+    *) echo "usage: $0 [--runtime] [--no-npm]" >&2; exit 2 ;;
+  esac
+done
+
+# Node first: wdgate needs the version package.json's "engines" names (20.15: zlib.crc32), and
+# plain Debian 12's nodejs is 18. Said before anything is installed.
+want=$(sed -n 's/.*"node": *">=\([0-9][0-9.]*\)".*/\1/p' package.json)
+have=$( (node --version 2>/dev/null || true) | sed 's/^v//')
+version_ok() { # $1 >= $2, as major.minor
+  local a1 a2 b1 b2
+  IFS=. read -r a1 a2 _ <<<"$1.0"
+  IFS=. read -r b1 b2 _ <<<"$2.0"
+  [ "${a1:-0}" -gt "${b1:-0}" ] || { [ "${a1:-0}" -eq "${b1:-0}" ] && [ "${a2:-0}" -ge "${b2:-0}" ]; }
+}
+if [ -z "$have" ] || ! version_ok "$have" "$want" || ! command -v npm >/dev/null 2>&1; then
+  if [ -z "$have" ]; then found="no node"; else found="Node $have"; fi
+  command -v npm >/dev/null 2>&1 || found="$found and no npm"
+  cat >&2 <<EOF
+setup: wdgate needs Node.js $want or later, with npm; this machine has $found.
+  Debian 12's own nodejs package is Node 18: too old. Install a newer Node first, then run this again:
+    Debian 13 (trixie):  sudo apt-get install nodejs npm      (Node 20)
+    Debian 12:           NodeSource's nodejs package for Node 20 or 22, or nvm (nvm install 22)
+EOF
+  exit 1
+fi
 
 SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
@@ -42,6 +69,13 @@ if [ -z "$RUNTIME" ]; then
   command -v java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)
   # Python Selenium from Debian, for the client-library tests (the distro python, not a pyenv one).
   [ -n "${WDGATE_SKIP_CLIENT_TESTS:-}" ] || /usr/bin/python3 -c 'import selenium' >/dev/null 2>&1 || need+=(python3-selenium)
+  # The image test (test/integration/image.test.ts, scripts/build-image.sh): podman and buildah
+  # build and run the Dockerfile with no registry, mmdebstrap makes the base image from Debian's
+  # packages, runc runs the containers (crun cannot on a kernel with hybrid cgroups).
+  command -v podman >/dev/null 2>&1 || with_recommends+=(podman)
+  command -v buildah >/dev/null 2>&1 || with_recommends+=(buildah)
+  command -v mmdebstrap >/dev/null 2>&1 || with_recommends+=(mmdebstrap)
+  command -v runc >/dev/null 2>&1 || need+=(runc)
 fi
 
 if [ ${#need[@]} -gt 0 ] || [ ${#with_recommends[@]} -gt 0 ]; then
@@ -55,7 +89,32 @@ if [ ${#need[@]} -gt 0 ] || [ ${#with_recommends[@]} -gt 0 ]; then
   fi
 fi
 
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+if [ -z "$RUNTIME" ]; then
+  # Podman's settings where its defaults cannot work (a drop-in of its own, written again only
+  # when it would change): runc where the cgroups are hybrid (crun: "cgroups in hybrid mode not
+  # supported"), and ulimits within the hard limits where a root without CAP_SYS_RESOURCE cannot
+  # raise them to podman's defaults (nofile 1048576; nproc within conmon's 32768).
+  conf=""
+  if [ "$(stat -fc %T /sys/fs/cgroup)" != "cgroup2fs" ]; then conf+=$'[engine]\nruntime = "runc"\n'; fi
+  nofile="$(ulimit -Hn)"
+  nproc="$(ulimit -Hu)"
+  if [ "$nofile" != "unlimited" ] && [ "$nofile" -lt 1048576 ]; then
+    [ "$nproc" = "unlimited" ] || [ "$nproc" -gt 32768 ] && nproc=32768
+    conf+=$'[containers]\n'"default_ulimits = [\"nofile=$nofile:$nofile\", \"nproc=$nproc:$nproc\"]"$'\n'
+  fi
+  file=/etc/containers/containers.conf.d/50-wdgate.conf
+  if [ -n "$conf" ] && [ "$(cat "$file" 2>/dev/null)" != "$(printf '%s' "$conf")" ]; then
+    echo "setup: podman settings for this machine in $file"
+    $SUDO mkdir -p "$(dirname "$file")"
+    printf '%s' "$conf" | $SUDO tee "$file" >/dev/null
+  fi
+fi
+
+if [ -n "$NO_NPM" ]; then exit 0; fi
+if [ -L node_modules ]; then
+  # A link to another checkout's packages (a git worktree's): npm ci would empty that checkout's.
+  echo "setup: node_modules links to $(readlink node_modules): left as it is (npm ci there, or remove the link)"
+elif [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: installing npm dependencies${RUNTIME:+ (runtime only)}"
   npm ci --no-audit --no-fund ${RUNTIME:+--omit=dev}
 fi

@@ -3,7 +3,7 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import type { AnyBackend, BackendEnvironment } from '../backends/backend.ts';
 import { createBackends, removeDeadGatewayDirs } from '../backends/index.ts';
 import { LAUNCHER_DIR_PREFIX, prepareLaunchers, removeLaunchers } from '../backends/parent-death.ts';
-import { createLogger, type Logger } from './ops/log.ts';
+import { createLogger, type Logger } from './base/log.ts';
 import { Pool } from './pool/pool.ts';
 import { SESSION_DIR_PREFIX } from './webdriver/session.ts';
 import { selectRoute, type ConfiguredRoute } from './webdriver/routing.ts';
@@ -13,15 +13,25 @@ import { checkTlsFiles, TlsSettingsError } from './server/tls.ts';
 import type { AccessPolicy } from './server/security.ts';
 import { UiLogins } from './server/ui-logins.ts';
 import { startServer, uwsImplementation } from './server/http.ts';
-import { commands } from './server/commands.ts';
+import { startMetricsListener } from './server/metrics-listener.ts';
 import { Gateway } from './webdriver/gateway.ts';
+import { webdriverCommands } from './webdriver/commands/index.ts';
+import type { Command } from './webdriver/commands/types.ts';
+import type { Observer } from './webdriver/seam.ts';
+import * as admin from './ops/admin.ts';
+import { opsCommands } from './ops/commands.ts';
+import { Dashboard } from './ops/dashboard.ts';
+import { Metrics } from './ops/metrics.ts';
 import { RECORDINGS_DIR_PREFIX, Recordings } from './ops/recordings.ts';
+import { History } from './trace/index.ts';
+import { historyCommands } from './trace/commands.ts';
 import { join } from 'node:path';
 
 export interface RunningGateway {
   port: number;
   url: string;
   gateway: Gateway;
+  history: History;
   /** Stop listening and end every session (and its browser). */
   close(): Promise<void>;
   /**
@@ -32,7 +42,20 @@ export interface RunningGateway {
   reload(config: Config): void;
 }
 
-export async function startGateway(config: Config, log: Logger = createLogger(config.logLevel)): Promise<RunningGateway> {
+/**
+ * Every command the route table names, by name: the W3C commands (src/webdriver/commands/), the
+ * operators' (src/ops/) and the history's (src/trace/). A route whose command is in none of them
+ * answers `unsupported operation`.
+ */
+export function commandTable(rooms: { history: History; metrics: Metrics; recordings: Recordings }): Record<string, Command> {
+  return { ...webdriverCommands, ...opsCommands(rooms), ...admin, ...historyCommands(rooms.history) };
+}
+
+/**
+ * `observers`: more observers of the command seam (src/webdriver/seam.ts) than the gateway's own
+ * (a program embedding wdgate, a test of the seam).
+ */
+export async function startGateway(config: Config, log: Logger = createLogger(config.logLevel), observers: Observer[] = []): Promise<RunningGateway> {
   // Settings that cannot work are found before anything starts (ConfigError: exit code 2).
   const tokens = loadTokens(config);
   const tls = config.certificate ? { certFile: config.certificate, keyFile: config.certificateKey ?? config.certificate } : undefined;
@@ -92,10 +115,28 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     log,
   );
   await recordings.removeLeftovers();
-  const gateway = new Gateway({
-    commands,
-    trace: config.trace,
-    history: config.history,
+  // The command seam's observers (src/webdriver/seam.ts) and the gateway they watch.
+  let gateway: Gateway | undefined;
+  const metrics = new Metrics({
+    sessionsActive: () => gateway!.sessions.size,
+    slotsBusy: () => gateway!.admission.active,
+    sessionsQueued: () => gateway!.admission.queued,
+    queuedByPrincipal: () => gateway!.admission.lines(),
+    pool: () => pool.stats(),
+    bidiConnections: () => gateway!.sessions.bidiConnections(),
+  });
+  const history = new History(config.trace, config.history, {
+    log,
+    takeRecording: (id) => recordings.take(id),
+    counted: {
+      traceWritten: () => metrics.tracesWritten.inc(),
+      traceDropped: (reason) => metrics.tracesDropped.inc({ reason }),
+      captureDropped: (reason) => metrics.traceCapturesDropped.inc({ reason }),
+    },
+  });
+  gateway = new Gateway({
+    commands: commandTable({ history, metrics, recordings }),
+    secretPatterns: config.trace.secretPatterns,
     backends,
     environment,
     pool,
@@ -105,14 +146,16 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     readyRequiresFreeSlot: config.readyRequiresFreeSlot,
     sessionIdleTimeout: config.sessionIdleTimeout,
     newSessionsPerSecond: config.newSessionsPerSecond,
-    recordings,
     log,
   });
+  const dashboard = new Dashboard(gateway, (session) => history.mode(session));
+  // Recordings before the history: a session's recording is finished when its entry is written.
+  for (const observer of [metrics, recordings, history, dashboard, ...observers]) gateway.seam.add(observer);
   // The history kept by earlier runs: listed again (a directory that cannot be used stops the start).
   try {
-    await gateway.history.load();
+    await history.load();
   } catch (e) {
-    throw new ConfigError(`history.directory ${gateway.history.store.config.directory} cannot be used: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new ConfigError(`history.directory ${history.store.config.directory} cannot be used: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
   const logins = new UiLogins();
   const access: AccessPolicy = {
@@ -135,24 +178,36 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     forwardTimeout: remote.commandTimeout,
     access,
     logins,
+    dashboard,
+    bidiCounters: { message: (direction) => metrics.bidiMessage(direction), error: (code) => metrics.bidiError(code) },
   });
   const scheme = tls ? 'https' : 'http';
-  const url = `${scheme}://${config.listenAddress.includes(':') ? `[${config.listenAddress}]` : config.listenAddress}:${server.port}`;
+  const origin = (port: number) => `${scheme}://${config.listenAddress.includes(':') ? `[${config.listenAddress}]` : config.listenAddress}:${port}`;
+  const url = origin(server.port);
+  // Prometheus' own port (metricsPort): GET /metrics without a token, nothing else.
+  const metricsServer = config.metricsPort === null ? undefined : await startMetricsListener(metrics, { host: config.listenAddress, port: config.metricsPort, tls, access, log });
+  const metricsUrl = metricsServer && `${origin(metricsServer.port)}/metrics`;
   // The start line tells where the gateway listens (--port 0): written whatever the log level.
   log.child({}, { level: 'info' }).info(
-    { event: 'listening', url, backends: backends.map((b) => b.name), uWebSockets: uwsImplementation, headless: config.headless },
+    { event: 'listening', url, metrics: metricsUrl, backends: backends.map((b) => b.name), uWebSockets: uwsImplementation, headless: config.headless },
     `wdgate listening on ${url} backends=${backends.map((b) => b.name).join(',')} uWebSockets.js=${uwsImplementation}` +
-      (config.headless ? ' headless' : ''),
+      (config.headless ? ' headless' : '') +
+      (metricsUrl ? ` metrics=${metricsUrl}` : ''),
   );
   let closing: Promise<void> | undefined;
   return {
     port: server.port,
     url,
     gateway,
+    history,
     close() {
       closing ??= (async () => {
         server.close();
+        metricsServer?.close();
         await gateway.close();
+        // Once every session has ended: its recording is finished, its entry written.
+        await recordings.close();
+        await history.close();
         removeLaunchers();
       })();
       return closing;

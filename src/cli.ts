@@ -2,73 +2,10 @@
 import { parseArgs } from 'node:util';
 import type { Config } from './config.ts';
 import pkg from '../package.json' with { type: 'json' };
-
-const HELP = `wdgate ${pkg.version}: a W3C WebDriver server and gateway
-
-Usage: wdgate [options]
-       wdgate show-trace <trace.zip> [--port <n>]   open a trace in the viewer, offline
-
-  --port <n>                        port to listen on (default 8000; 0 picks a free one)
-  --listen-address <addr>           address to listen on (default 0.0.0.0; peers that are not
-                                    on loopback are refused unless tokens are configured)
-  --headless                        run browsers headless (needed on machines without a display)
-  --certificate <file>              serve HTTPS with this PEM certificate; the PEM file may also
-                                    hold the private key, or name the key with --certificate-key
-  --certificate-key <file>          PEM private key for --certificate
-  --force-cpu-painting              paint on the CPU (no GPU acceleration)
-  --expose-experimental-interfaces  enable experimental web platform features
-  --debug-process=<name>            make a browser process wait for a debugger at start;
-                                    <name> is one of: renderer, gpu, utility
-  --default-time-zone <zone>        IANA time zone for every session (e.g. Europe/Berlin)
-  --max-sessions <n>                sessions at once (default 8); more New Session requests
-                                    wait in a queue (maxQueuedSessions, sessionQueueTimeout)
-  --log-level <level>               fatal, error, warn, info (default), debug, trace or silent;
-                                    logs are JSON lines on standard output
-  --shutdown-grace-period <ms>      on SIGTERM, how long running sessions may finish before they
-                                    are ended (default 30000; SIGINT ends them at once)
-  --auth-token-file <file>          tokens that open the gateway to other machines: one per line,
-                                    "token", "name token max-sessions" or "... admin" (also: env
-                                    WDGATE_TOKEN); SIGHUP reads it again
-  --require-auth-on-loopback        loopback clients need a token too
-  --allow-hosts <a,b>               Host names accepted besides IP addresses and localhost
-                                    (behind a reverse proxy)
-  --allow-origins <a,b>             origins (https://host:port) whose web pages may call wdgate
-  --trace <mode>                    trace sessions by default: on, retain-on-failure or off
-                                    (default retain-on-failure: a failed session's trace is kept;
-                                    a session may ask with wdgate:options.trace)
-  --history-directory <dir>         where ended sessions and their traces are kept (default
-                                    $XDG_CACHE_HOME/wdgate/history, else ~/.cache/wdgate/history)
-  --config <file>                   JSON settings file (keys as in config/default.json)
-  --help                            show this help
-  --version                         show the version
-`;
-
-const OPTIONS = {
-  port: { type: 'string' },
-  'listen-address': { type: 'string' },
-  headless: { type: 'boolean' },
-  certificate: { type: 'string' },
-  'certificate-key': { type: 'string' },
-  'force-cpu-painting': { type: 'boolean' },
-  'expose-experimental-interfaces': { type: 'boolean' },
-  'debug-process': { type: 'string' },
-  'default-time-zone': { type: 'string' },
-  'max-sessions': { type: 'string' },
-  'shutdown-grace-period': { type: 'string' },
-  'log-level': { type: 'string' },
-  'auth-token-file': { type: 'string' },
-  'require-auth-on-loopback': { type: 'boolean' },
-  'allow-hosts': { type: 'string' },
-  'allow-origins': { type: 'string' },
-  trace: { type: 'string' },
-  'history-directory': { type: 'string' },
-  config: { type: 'string' },
-  help: { type: 'boolean' },
-  version: { type: 'boolean' },
-} as const;
+import { HELP, OPTIONS } from './cli-options.ts';
 
 function usageError(message: string): never {
-  process.stderr.write(`wdgate: ${message}\nRun wdgate --help for the options.\n`);
+  process.stderr.write(`wdgate: ${message}\nRun npx wdgate --help for the options.\n`);
   process.exit(2);
 }
 
@@ -108,6 +45,7 @@ function readConfig(values: ParsedOptions): Config {
     history: section('history', { directory: values['history-directory'] }),
     port: values.port,
     listenAddress: values['listen-address'],
+    metricsPort: values['metrics-port'],
     headless: values.headless,
     certificate: values.certificate,
     certificateKey: values['certificate-key'],

@@ -5,14 +5,16 @@ import { tmpdir } from 'node:os';
 import { DEBUG_PROCESS_SWITCHES } from '../backends/index.ts';
 import type { PoolConfig } from './pool/pool.ts';
 import type { ConfiguredRoute } from './webdriver/routing.ts';
-import { LOG_LEVELS, type LogLevel } from './ops/log.ts';
-import { TRACE_MODES } from './trace/options.ts';
+import { LOG_LEVELS, type LogLevel } from './base/log.ts';
+import { TRACE_MODES } from './webdriver/session-options.ts';
 import type { HistoryConfig, TraceConfig } from './trace/index.ts';
 import defaults from '../config/default.json' with { type: 'json' };
 
 export interface Config {
   port: number;
   listenAddress: string;
+  /** A port of its own that serves GET /metrics to any peer without a token, and nothing else (null: none; src/server/metrics-listener.ts). */
+  metricsPort: number | null;
   headless: boolean;
   certificate: string | null;
   certificateKey: string | null;
@@ -197,6 +199,8 @@ function trace(v: unknown, name: string): TraceConfig {
   const o = { ...defaults.trace, ...(v as Record<string, unknown>) };
   for (const key of Object.keys(o)) if (!Object.hasOwn(defaults.trace, key)) throw new ConfigError(`unknown setting ${name}.${key}`);
   if (!(TRACE_MODES as readonly unknown[]).includes(o.mode)) throw new ConfigError(`${name}.mode must be one of ${TRACE_MODES.join(', ')} (got ${JSON.stringify(o.mode)})`);
+  const PICTURES: readonly TraceConfig['pictures'][] = ['when-room', 'every-step'];
+  if (!(PICTURES as readonly unknown[]).includes(o.pictures)) throw new ConfigError(`${name}.pictures must be one of ${PICTURES.join(', ')} (got ${JSON.stringify(o.pictures)})`);
   const patterns = o.secretPatterns as unknown;
   if (!Array.isArray(patterns) || !patterns.every((p) => typeof p === 'string' && p !== '')) throw new ConfigError(`${name}.secretPatterns must be a list of regular expressions`);
   for (const pattern of patterns as string[]) {
@@ -211,6 +215,7 @@ function trace(v: unknown, name: string): TraceConfig {
     secretPatterns: patterns as string[],
     maxBytes: int(0, Number.MAX_SAFE_INTEGER)(o.maxBytes, `${name}.maxBytes`) as number,
     maxSnapshotBytes: int(1024, 2 ** 30)(o.maxSnapshotBytes, `${name}.maxSnapshotBytes`) as number,
+    pictures: o.pictures as TraceConfig['pictures'],
   };
 }
 
@@ -222,6 +227,7 @@ function history(v: unknown, name: string): HistoryConfig {
     directory: nullable(str)(o.directory, `${name}.directory`) as string | null,
     retention: int(0, Number.MAX_SAFE_INTEGER)(o.retention, `${name}.retention`) as number,
     maxBytes: int(0, Number.MAX_SAFE_INTEGER)(o.maxBytes, `${name}.maxBytes`) as number,
+    verdictWindow: int(2, 1000)(o.verdictWindow, `${name}.verdictWindow`) as number,
   };
 }
 
@@ -277,6 +283,7 @@ function playwright(v: unknown, name: string): Config['playwright'] {
 const SCHEMA: Record<keyof Config, Check> = {
   port: int(0, 65535),
   listenAddress: str,
+  metricsPort: nullable(int(0, 65535)),
   headless: bool,
   certificate: nullable(str),
   certificateKey: nullable(str),

@@ -11,6 +11,7 @@ import {
   UserPromptOpenedError,
   type AccessibleNode,
   type BidiEndpoint,
+  type BidiOptions,
   type BrowsingContext,
   type CallOptions,
   type ConsoleEntry,
@@ -284,8 +285,8 @@ export class FirefoxContext implements DrivenBrowser {
     await this.#hub.channel([]).send('browser.removeUserContext', { userContext: this.#userContext });
   }
 
-  async openBidi(): Promise<BidiEndpoint> {
-    return new FirefoxBidiEndpoint(this.#hub.channel([this.#userContext]), this.#userContext);
+  async openBidi(options: BidiOptions): Promise<BidiEndpoint> {
+    return new FirefoxBidiEndpoint(this.#hub.channel([this.#userContext]), this.#userContext, options.ownBrowser === true);
   }
 
   async saveDownloadsTo(directory: string): Promise<void> {

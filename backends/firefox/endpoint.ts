@@ -8,6 +8,7 @@
 // session stays for the next client.
 import type { BidiEndpoint } from '../backend.ts';
 import { answerWithId, BidiError, type BidiMessage, type Channel, type TreeNode } from './hub.ts';
+import { ClientOwnership } from './ownership.ts';
 import { ClientScope, given, ids, type Params } from './scope.ts';
 import { eventNames, InvalidArgument, knownEventName } from './subscriptions.ts';
 
@@ -34,6 +35,7 @@ function entry<T>(table: Record<string, T>, method: string): T | undefined {
 export class FirefoxBidiEndpoint implements BidiEndpoint {
   readonly #channel: Channel;
   readonly #scope: ClientScope;
+  readonly #ownership: ClientOwnership;
   #listener: (message: BidiMessage) => void = () => {};
   /** What the client added to the shared session (preload scripts, intercepts): removed at close. */
   readonly #added: (() => Promise<unknown>)[] = [];
@@ -51,9 +53,11 @@ export class FirefoxBidiEndpoint implements BidiEndpoint {
   #held: BidiMessage[] | undefined;
   #subscribing = 0;
 
-  constructor(channel: Channel, primary: string) {
+  /** `ownBrowser`: no other session shares the browser (BidiOptions.ownBrowser). */
+  constructor(channel: Channel, primary: string, ownBrowser: boolean) {
     this.#channel = channel;
     this.#scope = new ClientScope(channel, primary);
+    this.#ownership = new ClientOwnership(channel, ownBrowser);
     channel.onEvent((message) => {
       if (message.method === 'browsingContext.contextCreated') this.#created.add(String((message.params as Params).context));
       if (message.method === 'browsingContext.contextDestroyed') this.#created.delete(String((message.params as Params).context));
@@ -77,9 +81,12 @@ export class FirefoxBidiEndpoint implements BidiEndpoint {
       if (method === 'session.subscribe') return { type: 'success', result: await this.#subscribe(params) };
       if (method === 'session.unsubscribe') return { type: 'success', result: await this.#unsubscribe(params) };
       const scoped = this.#scope.command(method, params);
+      const decided = await this.#ownership.command(method, scoped);
+      if (decided) return decided;
       // An answer that is neither reported otherwise nor tracked here goes on as Firefox wrote it.
       const passThrough = !entry(OWN_CLEANUP, method) && !entry(this.#trackers, method) && !this.#scope.reports(method);
       const answer = await this.#channel.send(method, scoped, passThrough);
+      if (answer.type === 'success') this.#ownership.succeeded(method, (answer.result ?? {}) as Params, scoped);
       if (answer.type !== 'success' || passThrough) return answer;
       const result = (answer.result ?? {}) as Params;
       await this.#track(method, result, params);

@@ -1,17 +1,22 @@
 // Firefox allows one WebDriver BiDi session per process, and a session whose socket drops without
 // session.end stays open and refuses every new one. The hub owns that one session for the whole
-// life of the process and multiplexes it: each gateway session gets channels (its classic
-// commands' own, and its client's BiDi socket) scoped to its user contexts. Command ids are
-// remapped into one space, and events go only to the channel whose subscriptions (./subscriptions.ts)
-// cover them, for its own contexts (./scope.ts decides what a client may touch).
+// life of the process and multiplexes it: each gateway session gets channels (./channel.ts: its
+// classic commands' own, and its client's BiDi socket) scoped to its user contexts. Command ids
+// are remapped into one space, and events go only to the channel whose subscriptions
+// (./subscriptions.ts) cover them, for its own contexts (./scope.ts and ./ownership.ts decide
+// what a client may touch). An event naming only a realm is its realm's document's (a worker's:
+// its owner's), also once that document's context is gone.
 import type { Socket } from 'node:net';
 import WebSocket from 'ws';
 import { SERIALIZED } from '../backend.ts';
 import { withinBound } from '../shared.ts';
 import { ACK_AFTER_MESSAGE_MS, FrameBoundaries } from './frames.ts';
-import { eventNames, knownEventName, Subscriptions } from './subscriptions.ts';
+import { Channel, type BidiMessage } from './channel.ts';
 
-export type BidiMessage = Record<string, unknown>;
+export { BidiError, Channel, RecentIds, type BidiMessage, type SubscriptionScope } from './channel.ts';
+
+/** The sandbox the gateway's own scripts run in (./script.ts): its realms are no client's. */
+export const GATEWAY_SANDBOX = 'wdgate';
 
 /** Answers at least this long may pass through unparsed; smaller ones cost little to parse. */
 const PASS_THROUGH_MIN_CHARS = 16 * 1024;
@@ -29,121 +34,8 @@ export function answerWithId(answer: BidiMessage, id: number): BidiMessage {
 }
 
 
-/** A BiDi error answer, as an exception of the gateway's own calls. */
-export class BidiError extends Error {
-  constructor(
-    readonly error: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 /** `passThrough`: a large success answer may come back unparsed (SERIALIZED, see #receive and answerWithId). */
 type Pending = { channel: Channel; reply: (message: BidiMessage) => void; passThrough: boolean };
-
-/** What a subscription is for: top-level `contexts`, or `userContexts` (the channel's); neither: all the channel's. */
-export interface SubscriptionScope {
-  contexts?: string[];
-  userContexts?: string[];
-}
-
-export class Channel {
-  /** The user contexts this channel may see and touch. */
-  readonly userContexts: Set<string>;
-  /** What it subscribed to: the events it gets (./subscriptions.ts). */
-  readonly subscriptions = new Subscriptions();
-  /** Firefox's subscriptions (of the channel's user contexts) that bring each of ours its events. */
-  readonly #upstream = new Map<string, string[]>();
-  #listener: (message: BidiMessage) => void = () => {};
-  #unwanted: (message: BidiMessage, size: number) => void = () => {};
-  closed = false;
-
-  constructor(
-    readonly hub: BidiHub,
-    userContexts: Iterable<string>,
-  ) {
-    this.userContexts = new Set(userContexts);
-  }
-
-  /**
-   * Send a command; its answer (success or error) as the engine gives it. `passThrough`: the
-   * caller needs no more than the answer's text (a large one may come unparsed, SERIALIZED).
-   */
-  send(method: string, params: Record<string, unknown>, passThrough = false): Promise<BidiMessage> {
-    return this.hub.send(this, method, params, passThrough);
-  }
-
-  /** Send a command; its result, or a BidiError. */
-  async call<T = BidiMessage>(method: string, params: Record<string, unknown>): Promise<T> {
-    const answer = await this.send(method, params);
-    if (answer.type === 'error') throw new BidiError(String(answer.error), String(answer.message ?? answer.error));
-    return answer.result as T;
-  }
-
-  /** Events this channel subscribed to, for its own contexts. */
-  onEvent(listener: (message: BidiMessage) => void): void {
-    this.#listener = listener;
-  }
-
-  /** Events of its user contexts that it did not subscribe to (and their size as Firefox wrote them). */
-  onUnwanted(listener: (message: BidiMessage, size: number) => void): void {
-    this.#unwanted = listener;
-  }
-
-  /** An event of one of the channel's user contexts (in a top-level context, if any). */
-  offer(message: BidiMessage, method: string, top: string | undefined, userContext: string, size: number): void {
-    if (this.closed) return;
-    if (this.subscriptions.wants(method, top, userContext)) this.#listener(message);
-    else this.#unwanted(message, size);
-  }
-
-  /**
-   * Subscribe to the events `names` stand for (Firefox checks the names), as scoped; its id.
-   * Upstream an unscoped subscription is for the channel's user contexts, never the browser's.
-   */
-  async subscribe(names: string[], scope: SubscriptionScope = {}): Promise<string> {
-    const { contexts, userContexts } = scope;
-    const params = contexts ? { events: names, contexts } : { events: names, userContexts: userContexts ?? [...this.userContexts] };
-    const { subscription } = await this.call<{ subscription: string }>('session.subscribe', params);
-    this.subscriptions.add({
-      id: subscription,
-      // Names Firefox accepted that the table does not know (a newer Firefox) stand for themselves.
-      events: eventNames(names, (name) => !knownEventName(name)),
-      contexts: new Set(contexts?.map((c) => this.hub.topLevel(c))),
-      userContexts: new Set(userContexts),
-    });
-    this.#upstream.set(subscription, [subscription]);
-    return subscription;
-  }
-
-  /** A user context the channel gains (its client made it): its global subscriptions cover it too. */
-  async gainUserContext(userContext: string): Promise<void> {
-    this.userContexts.add(userContext);
-    for (const { id, events } of this.subscriptions.global()) {
-      const { subscription } = await this.call<{ subscription: string }>('session.subscribe', { events: [...events], userContexts: [userContext] });
-      this.#upstream.get(id)?.push(subscription);
-    }
-  }
-
-  /** Firefox's subscriptions for ours that have no events left end (after an unsubscribe). */
-  async settle(): Promise<void> {
-    const live = this.subscriptions.live();
-    const ended = [...this.#upstream].filter(([id]) => !live.has(id));
-    for (const [id] of ended) this.#upstream.delete(id);
-    const subscriptions = ended.flatMap(([, upstream]) => upstream);
-    if (subscriptions.length) await this.call('session.unsubscribe', { subscriptions });
-  }
-
-  /** Undo what this channel left in the shared session: its subscriptions. Never throws. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.subscriptions.clear();
-    await this.settle().catch(() => {});
-    this.closed = true;
-    this.hub.forget(this);
-  }
-}
 
 /** A browsing context the hub knows of: its user context and parent. */
 interface ContextInfo {
@@ -157,8 +49,13 @@ export class BidiHub {
   readonly #pending = new Map<number, Pending>();
   readonly #channels = new Set<Channel>();
   readonly #contexts = new Map<string, ContextInfo>();
-  /** Realm id → the browsing context it belongs to (events naming only a realm). */
-  readonly #realms = new Map<string, string>();
+  /**
+   * Realm id → whose it is (events naming only a realm): kept until its realmDestroyed, which
+   * Firefox sends after the context's contextDestroyed when a tab closes.
+   */
+  readonly #realms = new Map<string, RealmOwner>();
+  /** Realms of the gateway's own sandbox. */
+  readonly #gatewayRealms = new Set<string>();
   /** Browsing context → the realm of its current document's main world (window, no sandbox). */
   readonly #windowRealms = new Map<string, string>();
   #nextId = 0;
@@ -261,9 +158,14 @@ export class BidiHub {
     return this.#windowRealms.get(context);
   }
 
-  /** The browsing context of a realm, if known. */
+  /** The browsing context of a realm (a worker's: its owner document's), if known. */
   contextOfRealm(realm: string): string | undefined {
-    return this.#realms.get(realm);
+    return this.#realms.get(realm)?.context;
+  }
+
+  /** The user context of a realm, if known (also once its browsing context is gone). */
+  userContextOfRealm(realm: string): string | undefined {
+    return this.#realms.get(realm)?.userContext;
   }
 
   /** Top-level contexts in a user context. */
@@ -351,23 +253,80 @@ export class BidiHub {
     const method = String(message.method);
     const params = (message.params ?? {}) as Record<string, unknown>;
     if (method === 'browsingContext.contextCreated') this.#learnTree([params as unknown as TreeNode], (params.parent as string | null) ?? null);
-    if (method === 'script.realmCreated' && typeof params.context === 'string') {
-      this.#realms.set(String(params.realm), params.context);
-      if (params.type === 'window' && params.sandbox === undefined) this.#windowRealms.set(params.context, String(params.realm));
-    }
-    const context = eventContext(params, this.#realms);
-    const userContext = context === undefined ? undefined : (this.#contexts.get(context)?.userContext ?? (params.userContext as string | undefined));
-    const top = context === undefined ? undefined : this.topLevel(context);
+    if (method === 'script.realmCreated') this.#learnRealm(params);
+    if (this.#gatewayRealm(method, params)) return;
+    const { userContext, top } = this.#owner(params);
+    let goneOnWith = false;
     if (userContext !== undefined) {
-      for (const channel of this.#channels) if (channel.userContexts.has(userContext)) channel.offer(message, method, top, userContext, size);
+      for (const channel of this.#channels) if (channel.userContexts.has(userContext) && channel.offer(message, method, top, userContext, size)) goneOnWith = true;
     }
+    // Blocked by another session's intercept (or one whose client does not listen): on at once.
+    if (params.isBlocked === true && !goneOnWith) this.#goOn(method, params);
     // Forgotten after delivery: a destroyed context's event still names its user context.
     if (method === 'browsingContext.contextDestroyed') this.#forgetTree(params as unknown as TreeNode);
     if (method === 'script.realmDestroyed') {
-      const of = this.#realms.get(String(params.realm));
+      const of = this.#realms.get(String(params.realm))?.context;
       if (of !== undefined && this.#windowRealms.get(of) === params.realm) this.#windowRealms.delete(of);
       this.#realms.delete(String(params.realm));
     }
+  }
+
+  /** Whether a realm event is of the gateway's own sandbox (told to no client), forgotten with it. */
+  #gatewayRealm(method: string, params: Record<string, unknown>): boolean {
+    if (method === 'script.realmCreated' && params.sandbox === GATEWAY_SANDBOX) this.#gatewayRealms.add(String(params.realm));
+    else if (method !== 'script.realmDestroyed' || !this.#gatewayRealms.delete(String(params.realm))) return false;
+    return true;
+  }
+
+  /** Whether a realm is the gateway's own (a client is not told of it). */
+  gatewayRealm(realm: string): boolean {
+    return this.#gatewayRealms.has(realm);
+  }
+
+  /** A blocked request no client is to go on with: on as if never blocked (BiDi §7.4: its phase's "continue"). */
+  #goOn(method: string, params: Record<string, unknown>): void {
+    const request = (params.request as { request?: unknown } | undefined)?.request;
+    const root = this.channel([]);
+    const sent =
+      method === 'network.beforeRequestSent'
+        ? root.send('network.continueRequest', { request })
+        : method === 'network.responseStarted'
+          ? root.send('network.continueResponse', { request })
+          : method === 'network.authRequired'
+            ? root.send('network.continueWithAuth', { request, action: 'default' })
+            : undefined;
+    // Its answer does not matter (the request may be gone already).
+    void (sent ?? Promise.resolve()).finally(() => this.forget(root));
+  }
+
+  /**
+   * Whose an event is: the user context and top-level context of the browsing context it names
+   * (its `context`, its source's), else of the realm it names. A realm outlives its context's
+   * contextDestroyed (its realmDestroyed comes after), and a worker's realm names no context.
+   */
+  #owner(params: Record<string, unknown>): { userContext?: string; top?: string } {
+    const source = params.source as Record<string, unknown> | undefined;
+    const context = typeof params.context === 'string' ? params.context : typeof source?.context === 'string' ? source.context : undefined;
+    const known = context === undefined ? undefined : this.#contexts.get(context);
+    if (known) return { userContext: known.userContext, top: this.topLevel(context!) };
+    const realmId = typeof source?.realm === 'string' ? source.realm : typeof params.realm === 'string' ? params.realm : undefined;
+    const realm = realmId === undefined ? undefined : this.#realms.get(realmId);
+    if (realm) return { userContext: realm.userContext, top: realm.top };
+    return { userContext: params.userContext as string | undefined, top: context };
+  }
+
+  /**
+   * A realm Firefox made: a document's (of its context) or a worker's (BiDi §7.6.2 "get the
+   * worker's owners": its owners' context). One whose owner is unknown belongs to no session.
+   */
+  #learnRealm(params: Record<string, unknown>): void {
+    const realm = String(params.realm);
+    let context = typeof params.context === 'string' ? params.context : undefined;
+    if (context === undefined && Array.isArray(params.owners)) context = params.owners.map((owner) => this.#realms.get(String(owner))?.context).find((c) => c !== undefined);
+    const userContext = context === undefined ? undefined : this.#contexts.get(context)?.userContext;
+    if (context === undefined || userContext === undefined) return;
+    this.#realms.set(realm, { context, userContext, top: this.topLevel(context) });
+    if (params.type === 'window' && params.sandbox === undefined) this.#windowRealms.set(context, realm);
   }
 
   #learnTree(nodes: TreeNode[], parent: string | null): void {
@@ -393,6 +352,13 @@ export class BidiHub {
   }
 }
 
+/** Whose a realm is: its browsing context (a worker's: its owner's), that one's user context and top-level context. */
+interface RealmOwner {
+  context: string;
+  userContext: string;
+  top: string;
+}
+
 /** browsingContext.getTree's and contextCreated's shape. */
 export interface TreeNode {
   context: string;
@@ -402,13 +368,4 @@ export interface TreeNode {
   children?: TreeNode[] | null;
   clientWindow?: string;
   originalOpener?: string | null;
-}
-
-/** The browsing context an event is about: its `context`, its source's, or its realm's. */
-function eventContext(params: Record<string, unknown>, realms: Map<string, string>): string | undefined {
-  if (typeof params.context === 'string') return params.context;
-  const source = params.source as Record<string, unknown> | undefined;
-  if (typeof source?.context === 'string') return source.context;
-  const realm = typeof source?.realm === 'string' ? source.realm : typeof params.realm === 'string' ? params.realm : undefined;
-  return realm === undefined ? undefined : realms.get(realm);
 }

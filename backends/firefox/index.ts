@@ -4,7 +4,7 @@
 // default route) unless a route or wdgate:options.backend names another backend.
 import { InvalidCapabilityError, type BackendEnvironment, type BrowserProcess, type LaunchSpec, type MatchResult } from '../backend.ts';
 import { allowedBinary, headlessAndArgs, stringArray, vendorObject } from '../shared.ts';
-import { firefoxPrefs, refusedFirefoxArg } from './options.ts';
+import { contentProcessesShared, firefoxPrefs, refusedFirefoxArg } from './options.ts';
 import { FirefoxProcess } from './process.ts';
 
 export interface FirefoxOptions {
@@ -42,6 +42,8 @@ export function matchFirefox(caps: Record<string, unknown>, env: BackendEnvironm
     endpoint: { browserNames: ['firefox'], browserVersion: version, platformName: 'linux', acceptInsecureCerts: true, setWindowRect: true },
     // The hub shows each session only its own user context: BiDi sessions share the process.
     bidiScoped: true,
+    // Without Fission a content process may hold pages of several sessions: one principal's only.
+    contentProcessesShared: contentProcessesShared(prefs),
     binary,
     args,
     prefs,

@@ -19,6 +19,14 @@ export function refusedFirefoxArg(arg: string): string | null {
  */
 export const FIREFOX_PREFS = { 'browser.sessionhistory.max_total_viewers': 0, 'fission.autostart': false };
 
+/**
+ * Whether a Firefox with these prefs (a session's own over FIREFOX_PREFS) puts pages of different
+ * user contexts in one content process: without Fission its web content processes are shared.
+ */
+export function contentProcessesShared(prefs: Record<string, string | number | boolean>): boolean {
+  return { ...FIREFOX_PREFS, ...prefs }['fission.autostart'] !== true;
+}
+
 /** moz:firefoxOptions.prefs: names to strings, numbers or booleans. */
 export function firefoxPrefs(value: unknown): Record<string, string | number | boolean> {
   if (value === undefined) return {};

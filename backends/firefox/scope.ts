@@ -31,12 +31,13 @@ export function ids(value: unknown, name: string): string[] {
  * the scope the gateway gives them: the session's user contexts, or its windows for commands
  * that take only `contexts`. `nullIsAbsent`: Firefox reads null as not given (else it refuses
  * null). Commands Firefox refuses without a scope (the other emulation overrides, setViewport)
- * are left to refuse.
+ * are left to refuse. A network intercept without `contexts` stays the browser's, so that it
+ * covers the windows the session opens later: it blocks only what its session is told it
+ * blocked (./channel.ts Channel#blocking).
  */
 const UNSCOPED_IS_GLOBAL: Record<string, { keys: string[]; nullIsAbsent: boolean; scope: 'userContexts' | 'contexts' }> = {
   'script.addPreloadScript': { keys: ['contexts', 'userContexts'], nullIsAbsent: true, scope: 'userContexts' },
   'network.addDataCollector': { keys: ['contexts', 'userContexts'], nullIsAbsent: true, scope: 'userContexts' },
-  'network.addIntercept': { keys: ['contexts'], nullIsAbsent: true, scope: 'contexts' },
   'network.setCacheBehavior': { keys: ['contexts'], nullIsAbsent: true, scope: 'contexts' },
   'network.setExtraHeaders': { keys: ['contexts', 'userContexts'], nullIsAbsent: false, scope: 'userContexts' },
   'browser.setDownloadBehavior': { keys: ['userContexts'], nullIsAbsent: false, scope: 'userContexts' },
@@ -75,6 +76,12 @@ export class ClientScope {
     return userContext !== undefined && this.#channel.userContexts.has(userContext);
   }
 
+  /** Whether a realm is of the session's user contexts (a worker's too: by its owner). */
+  #ownsRealm(realm: string): boolean {
+    const userContext = this.#channel.hub.userContextOfRealm(realm);
+    return userContext !== undefined && this.#channel.userContexts.has(userContext);
+  }
+
   /** A user context the client named, as the shared session knows it (`default`: the session's). */
   userContext<T>(userContext: T): T | string {
     if (typeof userContext !== 'string') return userContext; // Firefox answers a malformed one itself
@@ -96,7 +103,7 @@ export class ClientScope {
     const target = params.target as Params | undefined;
     if (target && typeof target === 'object') {
       this.ownContext(target.context);
-      if (typeof target.realm === 'string' && !this.#owns(this.#channel.hub.contextOfRealm(target.realm))) throw new BidiError('no such frame', `Realm with id ${target.realm} not found`);
+      if (typeof target.realm === 'string' && !this.#ownsRealm(target.realm)) throw new BidiError('no such frame', `Realm with id ${target.realm} not found`);
     }
     if (Array.isArray(params.contexts)) for (const context of params.contexts) this.ownContext(context);
     if (method === 'browser.setClientWindowState' && typeof params.clientWindow === 'string' && !this.#clientWindows().has(params.clientWindow)) {
@@ -190,8 +197,10 @@ export class ClientScope {
     }),
     'script.getRealms': (result) => ({
       ...result,
-      realms: ((result.realms ?? []) as { context?: string }[]).filter((r) => {
-        const userContext = r.context === undefined ? undefined : this.#channel.hub.userContextOf(r.context);
+      realms: ((result.realms ?? []) as { realm: string; context?: string }[]).filter((r) => {
+        if (this.#channel.hub.gatewayRealm(r.realm)) return false;
+        if (r.context === undefined) return this.#ownsRealm(r.realm); // a worker's
+        const userContext = this.#channel.hub.userContextOf(r.context);
         return userContext !== undefined && this.#channel.userContexts.has(userContext);
       }),
     }),

@@ -2,11 +2,11 @@
 // target's current document, with the gateway's page code (its "library") installed once per
 // realm and bound as `this`.
 import { NoSuchWindowError, type CallOptions } from '../backend.ts';
-import { BidiError, type BidiHub, type Channel } from './hub.ts';
+import { BidiError, GATEWAY_SANDBOX, type BidiHub, type Channel } from './hub.ts';
 import type { RemoteValue } from './values.ts';
 
 /** The gateway's own realm beside a document's: the page cannot reach or change what runs there. */
-const SANDBOX = 'wdgate';
+const SANDBOX = GATEWAY_SANDBOX;
 
 export interface ScriptResult {
   type: 'success' | 'exception';

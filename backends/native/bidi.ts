@@ -4,7 +4,9 @@
 // tab is spent and each message crosses the pipe once. The mapper sees the whole browser, so a
 // BiDi session has its browser to itself (LaunchSpec.ownBrowser). It checks each command's
 // parameters with the protocol parser chromedriver's copy uses (the mapper alone checks none),
-// so a malformed command is `invalid argument`, as chromedriver answers it.
+// so a malformed command is `invalid argument`, as chromedriver answers it. What puppeteer
+// does on the same pages (its utility world) is kept from the mapper: a client sees only its
+// pages' realms, as chromedriver's client does.
 import { EventEmitter } from 'chromium-bidi/out/Default/gen/src/utils/EventEmitter.js';
 import type { Browser, CDPSession } from 'puppeteer-core';
 import { attachToBrowser } from './cdp.ts';
@@ -103,13 +105,41 @@ class Transport {
   }
 }
 
+/** The isolated world puppeteer makes in every frame for itself (`__puppeteer_utility_world__` and its version). */
+const PUPPETEER_WORLD = /^__puppeteer_utility_world__/;
+
+/**
+ * An execution context of the gateway's own (puppeteer's utility world): the mapper never hears
+ * of it, so no client is told of a realm it did not make (chromedriver's mapper sees none).
+ */
+function gatewayOwn(method: unknown, event: unknown): boolean {
+  if (method !== 'Runtime.executionContextCreated') return false;
+  const context = (event as { context?: { name?: string; auxData?: { type?: string } } }).context;
+  return context?.auxData?.type === 'isolated' && PUPPETEER_WORLD.test(context.name ?? '');
+}
+
+/**
+ * The JSON-RPC code CDP answered with (crdtp's dispatcher: -32601 an unknown method, -32602 bad
+ * parameters, -32001 a session gone, -32000 every domain's own error). puppeteer keeps CDP's
+ * message but drops its code, and the mapper reads both to turn some errors into BiDi's (an
+ * unknown handle is `no such handle`, as chromedriver answers it).
+ */
+export function cdpErrorCode(message: string): number {
+  if (/^'.*' wasn't found$/.test(message)) return -32601;
+  if (/^Invalid parameters/.test(message)) return -32602;
+  if (/^Session with given id not found/.test(message)) return -32001;
+  return -32000;
+}
+
 /** A puppeteer CDP session as the mapper's CdpClient. */
 class CdpClientAdapter extends EventEmitter<Record<string, unknown>> {
   readonly sessionId: string | undefined;
   readonly #session: CDPSession;
   readonly #browserClient: CdpClientAdapter;
   #closed = false;
-  readonly #forward = (method: unknown, event: unknown) => this.emit(method as string, event);
+  readonly #forward = (method: unknown, event: unknown) => {
+    if (!gatewayOwn(method, event)) this.emit(method as string, event);
+  };
 
   constructor(session: CDPSession, sessionId: string | undefined, browserClient?: CdpClientAdapter) {
     super();
@@ -132,7 +162,7 @@ class CdpClientAdapter extends EventEmitter<Record<string, unknown>> {
       // The mapper reads CDP's own error (its message decides some answers, e.g. "Failed to
       // find browser context" is `no such user context`); puppeteer prefixes "Protocol error (…):".
       const { code, originalMessage } = e as { code?: number; originalMessage?: string };
-      if (originalMessage) throw Object.assign(new Error(originalMessage), { code });
+      if (originalMessage) throw Object.assign(new Error(originalMessage), { code: code ?? cdpErrorCode(originalMessage) });
       throw e;
     }
   }

@@ -17,6 +17,7 @@ import {
   type CookieData,
   type NetworkEntry,
   type PageError,
+  type ResponseBodyLimits,
   type ScreencastOptions,
   type ScreenshotFormat,
   type BidiEndpoint,
@@ -514,6 +515,10 @@ export class NativeContext implements DrivenBrowser {
 
   async onNetworkRequest(listener: (entry: NetworkEntry) => void): Promise<void> {
     this.#events.onNetworkRequest(listener);
+  }
+
+  keepResponseBodies(limits: ResponseBodyLimits): void {
+    this.#events.keepResponseBodies(limits);
   }
 
   onPageError(listener: (error: PageError) => void): void {

@@ -6,7 +6,7 @@
 // its page object), on the browser's connection: a session's window is known by its target (a
 // page of this context, or a frame or worker under one), and others' sessions are let go.
 import type { BrowserContext, CDPSession, Connection, Page, Protocol } from 'puppeteer-core';
-import type { NetworkEntry, PageError } from '../backend.ts';
+import { isTextMimeType, type NetworkEntry, type PageError, type ResponseBodyLimits } from '../backend.ts';
 import { cdp, connectionOf, frameClient, handleOf, parentSessionOf, sessionTarget } from './cdp.ts';
 
 type Headers = Record<string, string>;
@@ -14,6 +14,9 @@ type Headers = Record<string, string>;
 /** A request under way: what its events have said so far. */
 interface Pending {
   window: string;
+  /** Whose request it is, by which id (to ask for its body). */
+  session: CDPSession;
+  requestId: string;
   /** Network.requestWillBeSent: when it was issued (monotonic s, and wall clock s). */
   issued: number;
   wallTime: number;
@@ -43,6 +46,9 @@ export class ContextEvents {
   readonly #watched = new Map<CDPSession, () => void>();
   #following = false;
   #closed = false;
+  /** Response bodies kept (keepResponseBodies), and how many bytes are left for them. */
+  #bodies: ResponseBodyLimits | undefined;
+  #bodyBytesLeft = 0;
 
   /** `pages`: the context's windows open now (those opened later are heard attaching). */
   constructor(context: BrowserContext, pages: () => Iterable<Page>) {
@@ -59,6 +65,11 @@ export class ContextEvents {
   onPageError(listener: (error: PageError) => void): void {
     this.#errorListeners.push(listener);
     this.#follow();
+  }
+
+  keepResponseBodies(limits: ResponseBodyLimits): void {
+    this.#bodies = limits;
+    this.#bodyBytesLeft = limits.total;
   }
 
   /** Stop reading every session (the context closes); requests under way are dropped. */
@@ -134,6 +145,8 @@ export class ContextEvents {
         }
         this.#pending.set(key(e.requestId), {
           window: handle,
+          session,
+          requestId: e.requestId,
           issued: e.timestamp,
           wallTime: e.wallTime,
           method: e.request.method,
@@ -208,6 +221,25 @@ export class ContextEvents {
       ...(error !== undefined && { error }),
       ...(response?.remoteIPAddress && { serverIPAddress: response.remoteIPAddress.replace(/^\[(.*)\]$/, '$1') }),
     };
+    if (this.#wantsBody(entry)) void this.#withBody(pending, entry);
+    else for (const listener of this.#networkListeners) listener(entry);
+  }
+
+  /** A text response within the limits, while bytes are left for bodies. */
+  #wantsBody(entry: NetworkEntry): boolean {
+    const limits = this.#bodies;
+    return limits !== undefined && entry.error === undefined && entry.status > 0 && entry.bodySize >= 0 && entry.bodySize <= limits.each && entry.bodySize <= this.#bodyBytesLeft && isTextMimeType(entry.mimeType);
+  }
+
+  /** The entry, reported once its body is read (CDP keeps a response's body until its page navigates on). */
+  async #withBody(pending: Pending, entry: NetworkEntry): Promise<void> {
+    const body = await pending.session.send('Network.getResponseBody', { requestId: pending.requestId }).catch(() => undefined);
+    const size = body && !body.base64Encoded ? Buffer.byteLength(body.body) : Infinity;
+    if (body && size <= this.#bodies!.each && size <= this.#bodyBytesLeft) {
+      this.#bodyBytesLeft -= size;
+      entry.responseBody = body.body;
+    }
+    if (this.#closed) return;
     for (const listener of this.#networkListeners) listener(entry);
   }
 }

@@ -19,6 +19,7 @@ import {
   type DrivenBrowser,
   type KeyInputEvent,
   type NetworkEntry,
+  type ResponseBodyLimits,
   type PageError,
   type PageLoadStrategy,
   type PointerInputEvent,
@@ -143,6 +144,10 @@ export class PlaywrightContext implements DrivenBrowser {
 
   async onNetworkRequest(listener: (entry: NetworkEntry) => void): Promise<void> {
     if (!this.#closed) this.#network.listen(listener);
+  }
+
+  keepResponseBodies(limits: ResponseBodyLimits): void {
+    this.#network.keepBodies(limits);
   }
 
   onPageError(listener: (error: PageError) => void): void {

@@ -11,7 +11,7 @@ import { InvalidCapabilityError, LaunchError, type Backend, type BackendEnvironm
 import { refusedArg } from '../chromium-args.ts';
 import { launcherFor } from '../parent-death.ts';
 import { allowedBinary, headlessAndArgs, OWNER_VARIABLE, probeVersion, removeDeadGatewayDirs, stringArray, sweepOwnedProcesses, vendorObject } from '../shared.ts';
-import { FIREFOX_PREFS, firefoxPrefs, refusedFirefoxArg } from '../firefox/options.ts';
+import { contentProcessesShared, FIREFOX_PREFS, firefoxPrefs, refusedFirefoxArg } from '../firefox/options.ts';
 import { PlaywrightContext, type Engine } from './context.ts';
 import { launchWithPromptAcks } from './firefox-acks.ts';
 
@@ -81,6 +81,8 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
         prefs,
         headless,
         acceptInsecureCerts,
+        // Firefox without Fission: a content process may hold pages of several sessions (one principal's only).
+        contentProcessesShared: engine === 'firefox' && contentProcessesShared(prefs),
         vendorCapabilities: {
           [vendorKey]: { binary, args: userArgs, ...(engine === 'firefox' && { prefs }) },
           'wdgate:options': { backend: 'playwright', engine, binary, args: userArgs, headless },

@@ -3,7 +3,7 @@
 // NetworkEntry (a trace's HAR). Playwright sends these events to the client only while somebody
 // listens: the first listener subscribes.
 import type { BrowserContext, Page, Request } from 'playwright-core';
-import type { NetworkEntry } from '../backend.ts';
+import { isTextMimeType, type NetworkEntry, type ResponseBodyLimits } from '../backend.ts';
 
 export class PlaywrightNetwork {
   readonly #listeners: ((entry: NetworkEntry) => void)[] = [];
@@ -14,6 +14,10 @@ export class PlaywrightNetwork {
   readonly #request = (request: Request) => void this.#seen.set(request, Date.now());
   readonly #finished = (request: Request) => void this.#report(request, undefined);
   readonly #failed = (request: Request) => void this.#report(request, request.failure()?.errorText ?? 'failed');
+
+  /** Response bodies kept (keepBodies), and how many bytes are left for them. */
+  #bodies: ResponseBodyLimits | undefined;
+  #bodyBytesLeft = 0;
 
   /** `windowOf`: a page's window handle. */
   constructor(context: BrowserContext, windowOf: (page: Page) => string | undefined) {
@@ -30,6 +34,12 @@ export class PlaywrightNetwork {
     this.#listeners.push(listener);
   }
 
+  /** From now on, text responses' bodies within `limits` go with their entries. */
+  keepBodies(limits: ResponseBodyLimits): void {
+    this.#bodies = limits;
+    this.#bodyBytesLeft = limits.total;
+  }
+
   /** The context closes: no more entries. */
   close(): void {
     this.#listeners.length = 0;
@@ -41,6 +51,16 @@ export class PlaywrightNetwork {
   async #report(request: Request, error: string | undefined): Promise<void> {
     const endedAt = Date.now();
     const entry = await entryOf(request, error, this.#seen.get(request) ?? endedAt, endedAt, this.#window(request));
+    const limits = this.#bodies;
+    // Its size is known only when it came unencoded; an encoded one is read (when what came is within the limit) and measured.
+    const size = entry.bodySize >= 0 ? entry.bodySize : entry.transferSize;
+    if (limits && !error && entry.status > 0 && size >= 0 && size <= Math.min(limits.each, this.#bodyBytesLeft) && isTextMimeType(entry.mimeType)) {
+      const body = await request.response().then((r) => r?.body()).catch(() => undefined);
+      if (body && body.length <= limits.each && body.length <= this.#bodyBytesLeft) {
+        this.#bodyBytesLeft -= body.length;
+        entry.responseBody = body.toString('utf8');
+      }
+    }
     for (const listener of this.#listeners) listener(entry);
   }
 

@@ -28,10 +28,13 @@ export interface ConnectionHost {
   activity(direction: 'in' | 'out'): void;
   /** A command answered an error (logged by method and code, never the message's body). */
   failed(method: string, error: string): void;
-  /** A command sent on to the engine was answered (the session's history: src/trace/). */
+  /** A command sent on to the engine was answered (the command seam: src/webdriver/seam.ts). */
   answered?(command: { method: string; params: Record<string, unknown>; startedAt: number; started: number }, error: { code: string; message: string } | undefined, result: unknown): void;
-  /** The params with classic element references turned into the engine's ids; undefined when none. */
-  translate?(params: Record<string, unknown>): Promise<Record<string, unknown>> | undefined;
+  /**
+   * Before a command goes to the engine: the params with classic element references turned into
+   * the engine's ids (and whatever must happen first); undefined when there is nothing to wait for.
+   */
+  translate?(params: Record<string, unknown>, method: string): Promise<Record<string, unknown>> | undefined;
 }
 
 const MAX_ID = Number.MAX_SAFE_INTEGER;
@@ -122,7 +125,7 @@ export class BidiConnection {
 
   /** Commands reach the engine in the order they came, also when one waits for its ids. */
   #send(endpoint: BidiEndpoint, id: number, method: string, params: Record<string, unknown>): void {
-    const translated = this.#host.translate?.(params);
+    const translated = this.#host.translate?.(params, method);
     if (!translated && !this.#sending) return endpoint.send({ id, method, params });
     const previous = this.#sending ?? Promise.resolve();
     const sending = previous

@@ -7,7 +7,7 @@ import type { HttpRequest, HttpResponse, us_socket_context_t, WebSocket, WebSock
 import { error, serializeError, toWebDriverError, type WebDriverError } from '../webdriver/errors.ts';
 import type { Gateway } from '../webdriver/gateway.ts';
 import type { Session } from '../webdriver/session.ts';
-import type { Principal } from '../server/auth.ts';
+import type { Principal } from '../base/principal.ts';
 import { BidiConnection } from './connection.ts';
 import { CdpConnection } from './cdp.ts';
 import { withEngineSharedIds } from '../webdriver/shared-ids.ts';
@@ -31,7 +31,15 @@ interface SocketData {
   closed: boolean;
 }
 
+/** What the sockets count (src/ops/metrics.ts, wired by src/app.ts). */
+export interface BidiCounters {
+  message(direction: 'in' | 'out'): void;
+  /** A command answered an error: the engine's, or the gateway's refusal of a malformed message. */
+  error(code: string): void;
+}
+
 export interface BidiSocketOptions {
+  counters: BidiCounters;
   /** A frame larger than this closes the socket (1009, message too big). */
   maxMessageBytes: number;
   /** Bytes waiting to be written to a client that reads slowly; past this the socket is closed. */
@@ -94,13 +102,26 @@ export function bidiSockets(gateway: Gateway, gate: UpgradeGate, options: BidiSo
         close: () => void (!data.closed && ws.end(1000, 'session ended')),
         activity: (direction) => {
           if (data.session) data.session.lastActivity = Date.now();
-          gateway.metrics.bidiMessages.inc({ direction });
+          options.counters.message(direction);
         },
-        translate: (params) => (data.session ? withEngineSharedIds(data.session, params) : undefined),
+        // The seam's turn before the message reaches the engine (what it types may be secret),
+        // then classic element references turned into the engine's ids; in order, either way.
+        translate: (params, method) => {
+          const session = data.session;
+          if (!session) return undefined;
+          const before = gateway.seam.before(session, { kind: 'bidi', name: method, urlParams: {}, params });
+          const translated = withEngineSharedIds(session, params);
+          return before ? before.then(() => translated ?? params) : translated;
+        },
         answered: (command, error, result) =>
-          data.session?.history?.command('bidi', command.method, command.startedAt, performance.now() - command.started, error, command.params, result),
+          data.session &&
+          gateway.seam.answered(
+            { kind: 'bidi', name: command.method, session: data.session, startedAt: command.startedAt, durationMs: performance.now() - command.started, ...(error && { error }) },
+            command.params,
+            result,
+          ),
         failed: (method, code) => {
-          gateway.metrics.bidiErrors.inc({ error: code });
+          options.counters.error(code);
           gateway.log.info({ event: 'bidi command failed', sessionId: data.session?.id, method, error: code });
         },
       });

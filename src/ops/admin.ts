@@ -2,7 +2,7 @@
 // every session and the queue, ending one session or all, draining for an upgrade — and the
 // liveness probe. Admin principals only (`admin` in the token file; the local user when no tokens
 // are configured); another principal is refused with 403, as the gate refuses.
-import { LOCAL, type Principal } from '../server/auth.ts';
+import { LOCAL, type Principal } from '../base/principal.ts';
 import { error, HttpRefusal } from '../webdriver/errors.ts';
 import { p } from '../webdriver/params.ts';
 import { TextBody } from '../webdriver/json.ts';

@@ -1,11 +1,12 @@
 // What the dashboard (/ui) shows, for one principal: the pool per key, the queue (per principal), and each
 // session it may see (its own; an admin's: all) with its name, who, what browser, age, idleness,
-// current URL and title and its last commands; and a live view of one session's page. (Its
-// History view reads ended sessions from GET /wdgate/sessions, src/trace/.) Everything is
-// pushed over the dashboard's WebSocket (src/server/ui.ts); nothing here runs unless someone
-// watches.
-import type { Principal } from '../server/auth.ts';
+// current URL and title and its last commands (an observer of the command seam keeps them); and a
+// live view of one session's page. (Its History view reads ended sessions from GET
+// /wdgate/sessions, src/trace/.) Everything is pushed over the dashboard's WebSocket
+// (src/server/ui.ts); nothing else here runs unless someone watches.
+import type { Principal } from '../base/principal.ts';
 import type { Gateway } from '../webdriver/gateway.ts';
+import type { Observer, Step } from '../webdriver/seam.ts';
 import type { AnySession } from '../webdriver/sessions.ts';
 import { watchPage } from './live.ts';
 
@@ -19,8 +20,8 @@ export function describeSession(session: AnySession, now = Date.now()) {
   const driven = session.kind === 'driven';
   return {
     id: session.id,
-    // se:name or wdgate:options.name, and what a client reported since (src/trace/).
-    ...(session.history?.labels.name !== undefined && { name: session.history.labels.name }),
+    // se:name or wdgate:options.name, and what a client reported since.
+    ...(session.options.labels.name !== undefined && { name: session.options.labels.name }),
     principal: session.owner,
     backend: driven ? String((session.capabilities['wdgate:options'] as { backend?: string } | undefined)?.backend ?? 'native') : 'remote',
     ...(session.kind === 'pass-through' && { upstream: session.upstreamName }),
@@ -40,13 +41,37 @@ interface PageInfo {
   title: string;
 }
 
-export class Dashboard {
+/** One of a session's last commands, as the dashboard lists it. */
+interface RecentCommand {
+  command: string;
+  ms: number;
+  error?: string;
+  at: number;
+}
+
+/** The last commands kept per session. */
+const RECENT = 10;
+
+export class Dashboard implements Observer {
   readonly #gateway: Gateway;
   readonly #pages = new WeakMap<AnySession, PageInfo>();
+  readonly #recent = new WeakMap<AnySession, RecentCommand[]>();
+  /** How a session is traced (src/trace/, wired by src/app.ts). */
+  readonly #traceMode: (session: AnySession) => string;
   #reading = false;
 
-  constructor(gateway: Gateway) {
+  constructor(gateway: Gateway, traceMode: (session: AnySession) => string = () => 'off') {
     this.#gateway = gateway;
+    this.#traceMode = traceMode;
+  }
+
+  /** The seam: a session's last commands, of every kind, newest last. */
+  answered(step: Step): void {
+    if (!step.session) return;
+    let recent = this.#recent.get(step.session);
+    if (!recent) this.#recent.set(step.session, (recent = []));
+    recent.push({ command: step.name, ms: Math.round(step.durationMs * 10) / 10, ...(step.error && { error: step.error.code }), at: Date.now() });
+    if (recent.length > RECENT) recent.shift();
   }
 
   /** The sessions a principal may see: its own, or every one for an admin. */
@@ -71,16 +96,16 @@ export class Dashboard {
         // Per principal: its own for a principal, every one for an admin (as the sessions).
         principals: gateway.principalQueues().filter((queue) => principal.admin || queue.principal === principal.name),
       },
-      pool: gateway.pool.stats(),
+      pool: gateway.pool.statsFor(principal),
       sessions: this.visible(principal).map((session) => {
         const page = this.#pages.get(session);
         return {
           ...describeSession(session, now),
           url: page?.url ?? '',
           title: page?.title ?? '',
-          commands: session.kind === 'driven' ? session.recentCommands.slice(-5).reverse() : [],
+          commands: (this.#recent.get(session) ?? []).slice(-5).reverse(),
           liveView: session.kind === 'driven',
-          trace: session.history?.mode ?? 'off',
+          trace: this.#traceMode(session),
         };
       }),
     };

@@ -1,13 +1,18 @@
 // Prometheus metrics (prom-client), served at GET /metrics: sessions active, queued (and queued
-// per principal), created and failed; the pool's browsers and contexts per key; command latency
-// by command name.
+// per principal), created, failed and ended by result; the pool's browsers and contexts per key;
+// command latency by command name. An observer of the command seam (src/webdriver/seam.ts):
+// every kind of command is counted in one place.
 import client from 'prom-client';
 import type { KeyStats } from '../pool/pool.ts';
 import type { LineStats } from '../webdriver/admission.ts';
+import type { Observer, SessionEnd, Step } from '../webdriver/seam.ts';
+import { commandFacts } from '../webdriver/routes.ts';
 
 /** What the metrics read from the gateway when scraped. */
 export interface MetricsSource {
   sessionsActive(): number;
+  /** Session slots taken: sessions running and those being created (what an autoscaler counts as busy). */
+  slotsBusy(): number;
   sessionsQueued(): number;
   /** Each waiting principal's line (principals come from the token file: a bounded label). */
   queuedByPrincipal(): LineStats[];
@@ -16,7 +21,7 @@ export interface MetricsSource {
   bidiConnections(): number;
 }
 
-export class Metrics {
+export class Metrics implements Observer {
   readonly registry = new client.Registry();
   readonly sessionsCreated: client.Counter;
   readonly sessionsFailed: client.Counter;
@@ -85,6 +90,14 @@ export class Metrics {
       },
     });
     new client.Gauge({
+      name: 'wdgate_slots_busy',
+      help: 'Session slots taken (of maxSessions): sessions running and sessions being created',
+      registers,
+      collect() {
+        this.set(source.slotsBusy());
+      },
+    });
+    new client.Gauge({
       name: 'wdgate_sessions_queued',
       help: 'New Session requests waiting for a free slot',
       registers,
@@ -126,6 +139,35 @@ export class Metrics {
         }
       },
     });
+  }
+
+  // ── The seam ──────────────────────────────────────────────────────────────────────────────
+
+  opened(): void {
+    this.sessionsCreated.inc();
+  }
+
+  answered(step: Step): void {
+    if (step.kind === 'bidi') return; // counted by the socket (./bidiError), refusals included
+    // Labels stay bounded: a forwarded request no route names is counted as one.
+    const command = step.kind === 'forwarded' && !commandFacts(step.name).known ? 'unrouted' : step.name;
+    this.commandDuration.observe({ command }, step.durationMs / 1000);
+    if (step.error) this.commandErrors.inc({ command, error: step.error.code });
+    if (step.name === 'newSession' && step.error) this.sessionsFailed.inc();
+  }
+
+  ended(_session: unknown, end: SessionEnd): void {
+    this.sessionsEnded.inc({ result: end.result });
+  }
+
+  /** A BiDi message came (in) or went (out). */
+  bidiMessage(direction: 'in' | 'out'): void {
+    this.bidiMessages.inc({ direction });
+  }
+
+  /** A BiDi command answered an error: the engine's, or the gateway's refusal of a malformed message. */
+  bidiError(code: string): void {
+    this.bidiErrors.inc({ error: code });
   }
 
   /** The exposition text (Prometheus format) and its content type. */

@@ -9,8 +9,12 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { OwnedProcess } from '../../backends/owned-process.ts';
 import type { ConsoleEntry } from '../../backends/backend.ts';
-import type { Logger } from './log.ts';
+import type { Logger } from '../base/log.ts';
 import type { Session } from '../webdriver/session.ts';
+import type { AnySession } from '../webdriver/sessions.ts';
+import type { Observer, SessionRecord } from '../webdriver/seam.ts';
+import type { Redactor } from '../webdriver/redact.ts';
+import { error } from '../webdriver/errors.ts';
 import { frameType, watchPage } from './live.ts';
 
 export interface RecordingsConfig {
@@ -43,10 +47,12 @@ interface Recording {
   endedAt?: number;
 }
 
-export class Recordings {
+export class Recordings implements Observer {
   readonly #config: RecordingsConfig;
   readonly #log: Logger;
   readonly #recordings = new Map<string, Recording>();
+  /** Running recordings' stops, by session id. */
+  readonly #stops = new Map<string, () => Promise<void>>();
   readonly #sweeper: NodeJS.Timeout;
 
   constructor(config: RecordingsConfig, log: Logger) {
@@ -56,8 +62,29 @@ export class Recordings {
     this.#sweeper.unref();
   }
 
-  /** Record the session from now until it ends (its `release` runs `stop`). */
-  async start(session: Session): Promise<() => Promise<void>> {
+  // ── The seam: a session that asks (wdgate:options recordVideo) is recorded until it closes ──
+
+  keepsContent(session: AnySession): boolean {
+    return session.options.recordVideo;
+  }
+
+  async opened(session: AnySession, record: SessionRecord): Promise<void> {
+    if (session.kind !== 'driven' || !session.options.recordVideo) return;
+    try {
+      this.#stops.set(session.id, await this.start(session, record.redactor));
+    } catch (e) {
+      throw error('session not created', `wdgate:options.recordVideo: ${(e as Error).message}`);
+    }
+  }
+
+  async closing(session: Session): Promise<void> {
+    const stop = this.#stops.get(session.id);
+    this.#stops.delete(session.id);
+    await stop?.();
+  }
+
+  /** Record the session from now until `stop` (its console lines under the seam's redaction). */
+  async start(session: Session, redactor?: Redactor): Promise<() => Promise<void>> {
     // Made with the first recording: a gateway that records nothing leaves no trace.
     mkdirSync(this.#config.directory, { recursive: true });
     const video = join(this.#config.directory, `${session.id}.webm`);
@@ -88,7 +115,7 @@ export class Recordings {
       }
     }, 1000 / this.#config.fps);
     const stopFrames = await watchPage(session, this.#config.fps, ({ data }) => void (latest = Buffer.from(data, 'base64')));
-    const consoleLog = this.#consoleLog(session, logFile);
+    const consoleLog = this.#consoleLog(session, logFile, redactor);
     this.#log.info({ event: 'recording started', sessionId: session.id });
     let stopping: Promise<void> | undefined;
     return () =>
@@ -108,12 +135,12 @@ export class Recordings {
       })());
   }
 
-  /** The session's console messages, one JSON line each, into its log file. */
-  #consoleLog(session: Session, file: string): WriteStream {
+  /** The session's console messages, one JSON line each, into its log file; what is secret hidden as in a trace. */
+  #consoleLog(session: Session, file: string, redactor: Redactor | undefined): WriteStream {
     const out = createWriteStream(file);
     out.on('error', () => {});
     session.browser.onConsoleMessage?.((entry: ConsoleEntry) => {
-      if (!out.writableEnded) out.write(`${JSON.stringify(entry)}\n`);
+      if (!out.writableEnded) out.write(`${JSON.stringify(redactor ? { ...entry, text: redactor.text(entry.text) } : entry)}\n`);
     });
     return out;
   }

@@ -5,7 +5,9 @@
 // browser processes: crash handling, idle eviction and shutdown live here.
 //
 // Each key has a generic-pool of seats. A seat is made in a browser of that key with room (fewer
-// contexts than `sessionsPerBrowser`), or in a newly launched one (at most `maxBrowsers`).
+// contexts than `sessionsPerBrowser`), or in a newly launched one (at most `maxBrowsers`). A
+// browser whose contexts may share content processes (LaunchSpec.contentProcessesShared) serves
+// one principal only: its key is the launch key and the principal.
 import genericPool from 'generic-pool';
 import type { Backend, BackendEnvironment, BrowserProcess, DrivenBrowser, LaunchSpec } from '../../backends/backend.ts';
 
@@ -46,6 +48,8 @@ export interface Lease {
 export interface KeyStats {
   /** The launch key, as the backend made it (backend, binary, args, headless ...). */
   key: unknown;
+  /** The principal whose sessions alone its browsers serve (contentProcessesShared), if any. */
+  principal?: string;
   backend: string;
   browsers: number;
   inUse: number;
@@ -69,7 +73,14 @@ class KeyPool {
   readonly #perBrowser: number;
   #closed = false;
 
-  constructor(backend: Backend, spec: LaunchSpec, env: BackendEnvironment, config: PoolConfig, warm: number) {
+  constructor(
+    backend: Backend,
+    spec: LaunchSpec,
+    env: BackendEnvironment,
+    config: PoolConfig,
+    warm: number,
+    readonly principal?: string,
+  ) {
     this.#backend = backend;
     this.#spec = spec;
     this.#env = env;
@@ -224,6 +235,7 @@ class KeyPool {
   stats(): KeyStats {
     return {
       key: JSON.parse(this.#spec.key),
+      ...(this.principal !== undefined && { principal: this.principal }),
       backend: this.#backend.name,
       browsers: [...this.hosts].filter((h) => !h.dead).length,
       inUse: this.seats.borrowed,
@@ -264,29 +276,41 @@ export class Pool {
 
   #defaultKey: string | undefined;
 
-  /** Keep `minWarm` contexts of this launch spec prepared from now on (the gateway's default). */
-  warm(backend: Backend, spec: LaunchSpec): void {
-    this.#defaultKey = spec.key;
-    this.#keyPool(backend, spec);
+  /**
+   * Keep `minWarm` contexts of this launch spec prepared from now on (the gateway's default),
+   * for `principal` where the spec's browsers serve one principal only.
+   */
+  warm(backend: Backend, spec: LaunchSpec, principal = LOOPBACK_PRINCIPAL): void {
+    this.#defaultKey = poolKey(spec, principal);
+    this.#keyPool(backend, spec, principal);
   }
 
-  #keyPool(backend: Backend, spec: LaunchSpec): KeyPool {
-    let pool = this.#keys.get(spec.key);
+  #keyPool(backend: Backend, spec: LaunchSpec, principal: string): KeyPool {
+    const key = poolKey(spec, principal);
+    let pool = this.#keys.get(key);
     if (!pool) {
-      const warm = spec.key === this.#defaultKey ? this.#config.minWarm : 0;
-      pool = new KeyPool(backend, spec, this.#env, this.#config, warm);
-      this.#keys.set(spec.key, pool);
+      const warm = key === this.#defaultKey ? this.#config.minWarm : 0;
+      pool = new KeyPool(backend, spec, this.#env, this.#config, warm, spec.contentProcessesShared ? principal : undefined);
+      this.#keys.set(key, pool);
     }
     return pool;
   }
 
-  /** Lease a prepared context for `spec` (prepared now if none is ready). Throws LaunchError. */
-  lease(backend: Backend, spec: LaunchSpec): Promise<Lease> {
-    return this.#keyPool(backend, spec).lease();
+  /**
+   * Lease a prepared context for `spec` (prepared now if none is ready) for a session of
+   * `principal`. Throws LaunchError.
+   */
+  lease(backend: Backend, spec: LaunchSpec, principal: string): Promise<Lease> {
+    return this.#keyPool(backend, spec, principal).lease();
   }
 
   stats(): KeyStats[] {
     return [...this.#keys.values()].map((pool) => pool.stats());
+  }
+
+  /** The keys a principal may see: those of no principal and its own, or every one for an admin. */
+  statsFor(viewer: { name: string; admin: boolean }): KeyStats[] {
+    return this.stats().filter((key) => key.principal === undefined || viewer.admin || key.principal === viewer.name);
   }
 
   async close(): Promise<void> {
@@ -294,4 +318,15 @@ export class Pool {
     await Promise.all([...this.#keys.values()].map((pool) => pool.close()));
     this.#keys.clear();
   }
+}
+
+/** The principal a loopback client without a token is (server/auth.ts LOCAL): the default key's, warm from start. */
+const LOOPBACK_PRINCIPAL = 'local';
+
+/**
+ * Where a spec's sessions are pooled: its launch key, and the principal too when the browser's
+ * contexts may share content processes (sessions of different principals never share one).
+ */
+function poolKey(spec: LaunchSpec, principal: string): string {
+  return spec.contentProcessesShared ? JSON.stringify([spec.key, principal]) : spec.key;
 }

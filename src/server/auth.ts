@@ -4,24 +4,9 @@
 // and may have its own session limit. Without a token a loopback peer is the "local" principal.
 import { createHash, timingSafeEqual } from 'node:crypto';
 
-export interface Principal {
-  name: string;
-  /** Most sessions this principal may have at once (null: only the gateway's maximum). */
-  maxSessions: number | null;
-  /** May use the admin API and see every principal's sessions (`admin` in the token file). */
-  admin: boolean;
-  /** Its weight when principals wait for slots in turn (`share=N` in the token file; 1 by default). */
-  share: number;
-}
+import { LOCAL, type Principal } from '../base/principal.ts';
 
-/** A loopback client without a token (the default: wdgate serves loopback only): the machine's own user, an admin. */
-export const LOCAL: Principal = Object.freeze({ name: 'local', maxSessions: null, admin: true, share: 1 });
-
-/**
- * A loopback client without a token where tokens are configured (and loopback needs none): the
- * same principal, but no admin, or any process of the machine could end every token's sessions.
- */
-export const LOCAL_WITH_TOKENS: Principal = Object.freeze({ name: 'local', maxSessions: null, admin: false, share: 1 });
+export { LOCAL, LOCAL_WITH_TOKENS, type Principal } from '../base/principal.ts';
 
 export interface TokenEntry extends Principal {
   token: string;

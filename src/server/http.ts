@@ -5,16 +5,17 @@ import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '
 import { error, HttpRefusal, serializeError, toWebDriverError, type WebDriverError } from '../webdriver/errors.ts';
 import type { Gateway } from '../webdriver/gateway.ts';
 import { JsonText, TextBody } from '../webdriver/json.ts';
-import { matchRoute } from './routes.ts';
+import { matchRoute, withoutBasePath } from '../webdriver/routes.ts';
+import { forwardedReports, ReportError } from '../webdriver/reports.ts';
 import { LOCAL } from './auth.ts';
 import type { Principal } from './auth.ts';
 import { checkRequest, isProbe, type AccessPolicy, type RequestFacts } from './security.ts';
 import { jsonDepthExceeds } from './limits.ts';
 import { Forwarder } from './forward.ts';
 import type { PassThroughSession } from '../webdriver/pass-through.ts';
-import { bidiSockets } from '../bidi/socket.ts';
+import { bidiSockets, type BidiCounters } from '../bidi/socket.ts';
+import type { Dashboard } from '../ops/dashboard.ts';
 import { serveDashboard } from './ui.ts';
-import { forwardedReport } from '../trace/index.ts';
 import type { UiLogins } from './ui-logins.ts';
 
 const require = createRequire(import.meta.url);
@@ -42,6 +43,10 @@ export interface ServerOptions {
   access: AccessPolicy;
   /** Dashboard logins (the same object as access.logins). */
   logins: UiLogins;
+  /** The dashboard's state (an observer of the command seam, made by src/app.ts). */
+  dashboard: Dashboard;
+  /** What the BiDi sockets count (src/ops/metrics.ts). */
+  bidiCounters: BidiCounters;
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -70,11 +75,16 @@ export function startServer(gateway: Gateway, options: ServerOptions): Promise<R
   const forwarder = new Forwarder(options.forwardTimeout);
   const edge: Edge = { gateway, options, forwarder, webSocketScheme: options.tls ? 'wss' : 'ws', port: options.port };
   // BiDi sockets: an upgrade request to /session/{id}; any other request there goes on to HTTP.
-  const sockets = bidiSockets(gateway, (res, req) => upgradeGate(edge, res, req), { maxMessageBytes: options.maxBodyBytes, maxBufferedBytes: options.maxBidiBufferedBytes });
+  const sockets = bidiSockets(gateway, (res, req) => upgradeGate(edge, res, req), {
+    maxMessageBytes: options.maxBodyBytes,
+    maxBufferedBytes: options.maxBidiBufferedBytes,
+    counters: options.bidiCounters,
+  });
   app.ws('/session', sockets);
   app.ws('/session/*', sockets);
   // The dashboard (/ui): its page, its login and its socket.
   serveDashboard(app, gateway, {
+    dashboard: options.dashboard,
     access: options.access,
     logins: options.logins,
     secure: options.tls !== undefined,
@@ -177,8 +187,9 @@ function handle(edge: Edge, res: HttpResponse, req: HttpRequest): void {
   if ('refusal' in gate) return afterBody(res, state, hasBody, options.maxBodyBytes, () => gate.refusal(res, state));
   request.principal = gate.principal;
 
-  // A pass-through session's requests go to its upstream as they are (./forward.ts).
-  const target = /^\/session\/([^/]+)(\/.*)?$/.exec(path);
+  // A pass-through session's requests go to its upstream as they are (./forward.ts), with or
+  // without the legacy /wd/hub prefix (the upstream gets its own path for the session).
+  const target = /^\/session\/([^/]+)(\/.*)?$/.exec(withoutBasePath(path));
   const passThrough = target && gateway.sessions.passThrough(target[1]!, gate.principal.name);
   if (passThrough) {
     // A dot segment would let the upstream resolve the path to another of its sessions.
@@ -251,27 +262,65 @@ function forwardRequest(
   body: Buffer,
 ): void {
   const deleting = method === 'DELETE' && rest === '';
-  // A client's report of its test (se/event, a cloud grid's script) is the history's: answered
-  // here, never forwarded (an upstream driver would run `sauce:job-result=…` as JavaScript).
-  let reported;
-  try {
-    reported = forwardedReport(session.history, method, rest, body);
-  } catch (e) {
-    return sendError(res, state, toWebDriverError(e));
-  }
-  if (reported) return send(res, state, 200, JSON.stringify({ value: reported.value }));
-  let status = 0;
-  const history = session.history;
+  const route = matchRoute(method, `/session/-${rest}`);
+  const name = route.kind === 'found' ? route.route.command : `${method} ${rest || '/'}`;
   const startedAt = Date.now();
   const started = performance.now();
-  // An error answer is read for its W3C code (the history counts it); a traced session's answers for their summary.
+  // A client's report of its test (se/event, a cloud grid's script) is answered here, never
+  // forwarded (an upstream driver would run `sauce:job-result=…` as JavaScript).
+  let reported;
+  try {
+    reported = forwardedReports(method, rest, body);
+  } catch (e) {
+    const failure = e instanceof ReportError ? error('invalid argument', e.message) : toWebDriverError(e);
+    gateway.seam.answered({ kind: 'forwarded', name, session, startedAt, durationMs: performance.now() - started, error: { code: failure.code, message: failure.message } });
+    return sendError(res, state, failure);
+  }
+  if (reported) {
+    gateway.seam.reported(session, reported.reports, reported.via);
+    gateway.seam.answered({ kind: 'forwarded', name, session, startedAt, durationMs: performance.now() - started }, parsed(body), reported.value);
+    return send(res, state, 200, JSON.stringify({ value: reported.value }));
+  }
+  // The seam's turn first (what a Send Keys types is checked for a password field upstream); on
+  // the hot path there is nothing to wait for.
+  // (Parsed once, for the seam and its step alike, and only when its content is kept.)
+  const params = gateway.seam.record(session)?.redactor ? parsed(body) : undefined;
+  const before = gateway.seam.before(session, { kind: 'forwarded', name, urlParams: route.kind === 'found' ? route.urlParams : {}, params });
+  const urlParams = route.kind === 'found' ? route.urlParams : {};
+  const forward = () => forwardNow(gateway, forwarder, res, state, session, method, rest, body, { name, urlParams }, deleting, params);
+  if (!before) return forward();
+  session.inFlight++;
+  void before.finally(() => {
+    session.inFlight--;
+    forward();
+  });
+}
+
+function forwardNow(
+  gateway: Gateway,
+  forwarder: Forwarder,
+  res: HttpResponse,
+  state: ResponseState,
+  session: PassThroughSession,
+  method: string,
+  rest: string,
+  body: Buffer,
+  command: { name: string; urlParams: Record<string, string> },
+  deleting: boolean,
+  params: unknown,
+): void {
+  let status = 0;
+  const startedAt = Date.now();
+  const started = performance.now();
+  // An error answer is read for its W3C code (the seam counts it); a kept session's answers for their summary.
+  const kept = gateway.seam.record(session)?.redactor !== undefined;
   let answer: Buffer[] | undefined;
   let answered = 0;
   session.inFlight++;
   const done = (failure?: WebDriverError) => {
     session.inFlight--;
     session.lastActivity = Date.now();
-    if (history) recordForwarded(history, method, rest, body, status, answer, startedAt, performance.now() - started, failure);
+    answeredForwarded(gateway, session, command, params, status, answer, startedAt, performance.now() - started, failure);
     if (!deleting) return;
     // Delete Session ends the session here whatever the upstream said; it is sent again only
     // if the upstream did not take it.
@@ -281,7 +330,7 @@ function forwardRequest(
   const forwarding = forwarder.forward({ method, path: session.upstreamPath(rest), body }, session.upstream, {
     head(code, text, contentType) {
       status = code;
-      if (history && (code >= 400 || history.recorder)) answer = [];
+      if (code >= 400 || kept) answer = [];
       if (state.aborted) return;
       res.cork(() => {
         res
@@ -317,23 +366,31 @@ function forwardRequest(
   else state.onGone = () => forwarding.abort();
 }
 
-/** Bytes of a forwarded answer kept for the history (an error's code and message, a result's summary). */
+/** Bytes of a forwarded answer kept for the seam (an error's code and message, a result's summary). */
 const FORWARDED_ANSWER_KEPT = 16 * 1024;
 
-/** A forwarded request in its session's history: named by the route table, its W3C error read from the answer. */
-function recordForwarded(
-  history: NonNullable<PassThroughSession['history']>,
-  method: string,
-  rest: string,
-  body: Buffer,
+/** A forwarded request's body as JSON, if it is small enough to keep and is JSON. */
+function parsed(body: Buffer): unknown {
+  if (body.length === 0 || body.length > FORWARDED_ANSWER_KEPT) return undefined;
+  try {
+    return JSON.parse(body.toString());
+  } catch {
+    return undefined;
+  }
+}
+
+/** A forwarded request answered: through the seam, its W3C error read from the answer. */
+function answeredForwarded(
+  gateway: Gateway,
+  session: PassThroughSession,
+  { name, urlParams }: { name: string; urlParams: Record<string, string> },
+  params: unknown,
   status: number,
   answer: Buffer[] | undefined,
   startedAt: number,
   ms: number,
   failure: WebDriverError | undefined,
 ): void {
-  const route = matchRoute(method, `/session/-${rest}`);
-  const name = route.kind === 'found' ? route.route.command : `${method} ${rest || '/'}`;
   let value: unknown;
   if (answer) {
     try {
@@ -344,15 +401,11 @@ function recordForwarded(
   }
   const upstreamError = status >= 400 && typeof value === 'object' && value !== null ? (value as { error?: unknown; message?: unknown }) : undefined;
   const e = failure ?? (status >= 400 ? { code: typeof upstreamError?.error === 'string' ? upstreamError.error : 'unknown error', message: String(upstreamError?.message ?? `HTTP ${status}`) } : undefined);
-  let params: unknown;
-  if (history.recorder && body.length > 0 && body.length <= FORWARDED_ANSWER_KEPT) {
-    try {
-      params = JSON.parse(body.toString());
-    } catch {
-      params = undefined;
-    }
-  }
-  history.command('forwarded', name, startedAt, ms, e, params, e ? undefined : value);
+  gateway.seam.answered(
+    { kind: 'forwarded', name, session, urlParams, startedAt, durationMs: ms, ...(e && { error: { code: e.code, message: e.message } }) },
+    params,
+    e ? undefined : value,
+  );
 }
 
 /** The security gate and the size limits on what was read so far: whose request it is, or how to refuse it. */

@@ -2,7 +2,9 @@
 // before routing and denies by default: loopback peers only unless tokens are configured (then
 // a token is needed from anywhere else, and on loopback too if the operator says so); Host must
 // name this machine or an allowed name (DNS rebinding); no web page may call us (Origin) unless
-// allowed; and no POST a page could send cross-site without a preflight (Content-Type).
+// allowed; and no POST a page could send cross-site without a preflight (Content-Type). The
+// metrics port (./metrics-listener.ts) serves GET /metrics alone, to any peer, under the same
+// Host and Origin rules (checkPageRules).
 import { LOCAL, LOCAL_WITH_TOKENS, type Principal, type Tokens } from './auth.ts';
 
 export type Verdict =
@@ -102,6 +104,21 @@ export function checkRequest(request: RequestFacts, policy: AccessPolicy): Verdi
       message: `connections from ${request.peer} are refused: wdgate serves loopback clients only until tokens are configured (--auth-token-file or WDGATE_TOKEN)`,
     };
   }
+  const refusal = checkPageRules(request, policy);
+  if (refusal) return refusal;
+  if (!principal && (!loopback || (policy.tokens.configured && policy.requireAuthOnLoopback))) return { ok: true, principal: PROBE_CLIENT };
+  return { ok: true, principal: principal ?? (policy.tokens.configured ? LOCAL_WITH_TOKENS : LOCAL) };
+}
+
+/**
+ * What keeps web pages out, whoever asks and on whichever of the gateway's ports: the Host must
+ * name this machine (DNS rebinding), a page's Origin must be allowed, and no POST may carry a body
+ * a page can send cross-site without a preflight. Null when the request passes.
+ */
+export function checkPageRules(
+  request: Pick<RequestFacts, 'method' | 'host' | 'origin' | 'contentType'>,
+  policy: Pick<AccessPolicy, 'allowHosts' | 'allowOrigins' | 'scheme'>,
+): (Verdict & { ok: false }) | null {
   if (!isAcceptableHost(request.host, policy.allowHosts)) {
     return {
       ok: false,
@@ -126,6 +143,5 @@ export function checkRequest(request: RequestFacts, policy: AccessPolicy): Verdi
       message: `Content-Type ${type} is refused (a web page can send it cross-site without asking): send application/json`,
     };
   }
-  if (!principal && (!loopback || (policy.tokens.configured && policy.requireAuthOnLoopback))) return { ok: true, principal: PROBE_CLIENT };
-  return { ok: true, principal: principal ?? (policy.tokens.configured ? LOCAL_WITH_TOKENS : LOCAL) };
+  return null;
 }

@@ -7,7 +7,7 @@
 // either; it fetches a kept session's trace through the API, under the same gate.
 import { readFileSync } from 'node:fs';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_socket_context_t, WebSocket } from 'uWebSockets.js';
-import { Dashboard, STATE_INTERVAL_MS } from '../ops/dashboard.ts';
+import { STATE_INTERVAL_MS, type Dashboard } from '../ops/dashboard.ts';
 import type { Gateway } from '../webdriver/gateway.ts';
 import { PAGE_HEADERS, viewerPage } from '../trace/viewer/page.ts';
 import type { Principal } from './auth.ts';
@@ -26,6 +26,7 @@ interface UiSocket {
 }
 
 export interface UiOptions {
+  dashboard: Dashboard;
   access: AccessPolicy;
   logins: UiLogins;
   secure: boolean;
@@ -34,7 +35,7 @@ export interface UiOptions {
 }
 
 export function serveDashboard(app: TemplatedApp, gateway: Gateway, options: UiOptions): void {
-  const dashboard = new Dashboard(gateway);
+  const { dashboard } = options;
   const sockets = new Set<WebSocket<UiSocket>>();
   // One timer for every open dashboard; none while nobody watches.
   let ticker: NodeJS.Timeout | undefined;

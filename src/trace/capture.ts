@@ -36,6 +36,8 @@ export interface DomSnapshot {
   /** Values of password fields seen: scrubbed from the whole trace, never written. */
   secrets: string[];
   truncated: boolean;
+  /** The viewport and how far it was scrolled (CSS px), when taken. */
+  viewport: { width: number; height: number; scrollX: number; scrollY: number };
   at: PageVersion;
 }
 
@@ -78,7 +80,7 @@ async function inlineFrames(browser: DrivenBrowser, context: BrowsingContext, pa
       html = html.replace(`srcdoc="wdgate-frame-${index}"`, inner ? `srcdoc="${escapeAttribute(inner.html)}"` : '');
     }
   }
-  return { html, url: page.url, title: page.title, secrets, truncated: page.truncated, at: { id: page.id, version: page.version } };
+  return { html, url: page.url, title: page.title, secrets, truncated: page.truncated, viewport: page.viewport, at: { id: page.id, version: page.version } };
 }
 
 const escapeAttribute = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
@@ -87,10 +89,3 @@ const escapeAttribute = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&
 export async function takePicture(browser: DrivenBrowser, window: string): Promise<Buffer> {
   return Buffer.from(await browser.screenshot(window, undefined, { type: 'jpeg', quality: 50 }), 'base64');
 }
-
-/** Whether the focused element (through shadow roots) of the context's document is a password field. */
-export const FOCUSED_PASSWORD = `function () {
-  let el = document.activeElement;
-  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
-  return !!el && el.localName === 'input' && String(el.type).toLowerCase() === 'password';
-}`;

@@ -1,27 +1,31 @@
-// Session traces and history: the room's one entry point. Every session gets a SessionHistory at
-// New Session (name, build, tags, counts, result; a Recorder when it is traced); the command path
-// feeds it from one place per kind of session (the Gateway for classic commands, the BiDi
-// connection, the pass-through edge); when the session ends, its entry (and trace, video and
-// console log) goes into the store on disk, which survives restarts. docs/traces.md has the format.
+// Session traces and history: the room's one entry point. The History is an observer of the
+// command seam (src/webdriver/seam.ts), wired in src/app.ts: every session gets a SessionHistory
+// when it opens (a Recorder too when it is traced), every step of every kind reaches it through
+// the seam, already redacted; when the session ends, its entry (and trace, video and console log)
+// goes into the store on disk, which survives restarts. docs/traces.md has the format.
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { Principal } from '../server/auth.ts';
-import type { Logger } from '../ops/log.ts';
+import type { Principal } from '../base/principal.ts';
+import type { Logger } from '../base/log.ts';
+import type { Session } from '../webdriver/session.ts';
 import type { AnySession } from '../webdriver/sessions.ts';
-import type { TraceMode, SessionLabels } from './options.ts';
+import type { Observer, PendingCommand, SessionEnd, SessionRecord, Step } from '../webdriver/seam.ts';
+import type { ClientReport } from '../webdriver/reports.ts';
+import type { Redactor } from '../webdriver/redact.ts';
+import type { TraceMode } from '../webdriver/session-options.ts';
+import type { SessionResult } from '../webdriver/outcome.ts';
 import { Recorder } from './recorder.ts';
-import { Redactor } from './redact.ts';
-import { SessionHistory, type EndCause, type SessionFacts, type SessionResult } from './session-history.ts';
+import { SessionHistory } from './session-history.ts';
 import { HistoryStore, type HistoryEntry, type HistoryFile } from './store.ts';
 import { traceZip } from './trace-file.ts';
-
-export { sessionLabels, traceMode, type TraceMode } from './options.ts';
-export { scriptReports, sessionEventReports, ReportError } from './reports.ts';
-import { ReportError, scriptReports, sessionEventReports } from './reports.ts';
+import { differenceSummary, TestRuns, type Difference, type RunTrace } from './runs/index.ts';
+import type { SinceLastPass } from './transcript.ts';
+import { compareWithin } from './runs/compare.ts';
+import { loadRunTrace } from './runs/load.ts';
 import { error } from '../webdriver/errors.ts';
-export { PAGE_CHANGING } from './recorder.ts';
-export type { SessionHistory, EndCause } from './session-history.ts';
+
+export type { SessionHistory } from './session-history.ts';
 
 export interface TraceConfig {
   /** The default of `wdgate:options.trace`. */
@@ -32,27 +36,32 @@ export interface TraceConfig {
   maxBytes: number;
   /** Most bytes of one DOM snapshot. */
   maxSnapshotBytes: number;
+  /**
+   * Pictures of steps no failure needs: "when-room" (when the machine has room, never waited for)
+   * or "every-step" (after every page-changing step, waited for: about 20 ms of the browser's CPU each).
+   */
+  pictures: 'when-room' | 'every-step';
 }
+
 
 export interface HistoryConfig {
   /** Where ended sessions are kept; null: `$XDG_CACHE_HOME/wdgate/history` (or ~/.cache/…). */
   directory: string | null;
   retention: number;
   maxBytes: number;
+  /** A test's verdict looks at its last this many runs (issue 34). */
+  verdictWindow: number;
 }
 
 /** What the history needs of the rest of the gateway. */
 export interface HistoryHost {
   log: Logger;
-  /** Sessions running now. */
-  live(): AnySession[];
   /** A finished recording's files of the session, handed over (src/ops/recordings.ts). */
   takeRecording(id: string): { video?: string; log?: string } | undefined;
   counted: {
     traceWritten(): void;
     traceDropped(reason: string): void;
     captureDropped(reason: string): void;
-    sessionEnded(result: SessionResult): void;
   };
 }
 
@@ -77,56 +86,114 @@ export function defaultHistoryDirectory(env: NodeJS.ProcessEnv = process.env): s
   return join(cache, 'wdgate', 'history');
 }
 
-export class History {
+export class History implements Observer {
   readonly store: HistoryStore;
+  /** The ended sessions grouped into tests, with their verdicts (./runs/). */
+  readonly runs: TestRuns;
   readonly trace: TraceConfig;
   readonly #host: HistoryHost;
+  /** Running sessions' histories, by session id. */
+  readonly #live = new Map<string, { session: AnySession; history: SessionHistory }>();
   /** Entries being written, by session id: shutdown waits for them, and so does a reader of one. */
   readonly #writing = new Map<string, Promise<void>>();
 
   constructor(trace: TraceConfig, history: HistoryConfig, host: HistoryHost) {
     this.trace = trace;
     this.#host = host;
-    this.store = new HistoryStore({ directory: history.directory ?? defaultHistoryDirectory(), retention: history.retention, maxBytes: history.maxBytes }, host.log);
+    const directory = history.directory ?? defaultHistoryDirectory();
+    this.runs = new TestRuns(directory, host.log, history.verdictWindow);
+    this.store = new HistoryStore({ directory, retention: history.retention, maxBytes: history.maxBytes }, host.log, {
+      keep: () => this.runs.baselines(),
+      traceGone: (id) => this.runs.forgetTrace(id),
+    });
   }
 
-  /** At start: the entries kept by earlier runs. */
+  /** At start: the entries kept by earlier runs, and the index of tests (rebuilt from them if need be). */
   async load(): Promise<void> {
     await this.store.load();
+    await this.runs.load(() => [...this.store.entries()].map((entry) => ({ ...entry, trace: entry.files.includes('trace.zip') })));
+  }
+
+  /** How a session is traced: as it asked (`wdgate:options.trace`), or the gateway's default. */
+  mode(session: AnySession): TraceMode {
+    return session.options.trace ?? this.trace.mode;
+  }
+
+  // ── The seam ──────────────────────────────────────────────────────────────────────────────
+
+  keepsContent(session: AnySession): boolean {
+    return this.mode(session) !== 'off';
   }
 
   /** A session begins: its history, and its recorder if it is traced (watching its browser once this resolves). */
-  async open(session: AnySession, facts: SessionFacts, labels: SessionLabels, mode: TraceMode): Promise<SessionHistory> {
+  async opened(session: AnySession, record: SessionRecord): Promise<void> {
+    const mode = this.mode(session);
     const recorder =
-      mode === 'off'
+      mode === 'off' || !record.redactor
         ? undefined
         : new Recorder({
-            redactor: new Redactor(this.trace.secretPatterns),
+            redactor: record.redactor,
             maxBytes: this.trace.maxBytes,
             maxSnapshotBytes: this.trace.maxSnapshotBytes,
+            everyStep: this.trace.pictures === 'every-step',
             dropped: (reason) => this.#host.counted.captureDropped(reason),
-            // The result rule's "failed" so far (a crash aside): the last capture then has its picture.
-            kept: () => mode === 'on' || (history.reported ? history.reported.result === 'failed' : history.lastFailure !== undefined),
+            // Whether the trace is kept if the session ends now (as #write decides: "on", the result
+            // rule's "failed" so far, a named test's pass as a baseline): its last capture then has a picture.
+            kept: () => {
+              const { reported, lastFailure } = record.outcome;
+              const failing = reported ? reported.result === 'failed' : lastFailure !== undefined;
+              return mode === 'on' || failing || (mode === 'retain-on-failure' && session.options.labels.name !== undefined);
+            },
           });
-    const history: SessionHistory = new SessionHistory(facts, labels, mode, recorder);
-    session.history = history;
+    this.#live.set(session.id, { session, history: new SessionHistory(record, mode, recorder) });
     if (recorder && session.kind === 'driven') {
+      session.browser.keepResponseBodies?.(RESPONSE_BODIES);
       await recorder.watch(session);
-      // The last capture while the browser is still there (the session's finishers run before its context goes).
-      session.finishers.push(() => recorder.finish(session));
     }
-    return history;
+  }
+
+  /** A traced session's classic command: what the previous one left on the page is captured first. */
+  beforeCommand(session: AnySession, command: PendingCommand): Promise<void> | undefined {
+    if (command.kind !== 'command' || session.kind !== 'driven') return undefined;
+    return this.#live.get(session.id)?.history.recorder?.beforeCommand(session, command.name);
+  }
+
+  answered(step: Step): void {
+    if (step.session) this.#live.get(step.session.id)?.history.step(step);
+  }
+
+  reported(session: AnySession, reports: readonly ClientReport[], via: string): void {
+    this.#live.get(session.id)?.history.report(reports, via, session.options.labels.name);
+  }
+
+  /** The last capture while the browser is still there, and the window's size for the trace's metadata. */
+  async closing(session: Session): Promise<void> {
+    const history = this.#live.get(session.id)?.history;
+    if (!history?.recorder) return;
+    const window = session.currentWindow;
+    await Promise.all([
+      history.recorder.finish(session),
+      window !== null &&
+        session.browser
+          .getWindowRect(window)
+          .then(({ width, height }) => void (history.window = { width, height }))
+          .catch(() => {}),
+    ]);
   }
 
   /**
-   * The session ended (`finished`: what ends with it, its recording included, is done): its
+   * The session ended (`end.finished`: what ends with it, its recording included, is done): its
    * entry, and its trace unless it is not to be kept. Never throws.
    */
-  ended(session: AnySession, endReason: string, cause: EndCause, finished: Promise<unknown>): Promise<void> {
-    const writing = this.#write(session, endReason, cause, finished).catch((e) => {
-      this.#host.log.warn({ event: 'history entry not written', sessionId: session.id, reason: (e as Error).message });
-      this.#host.counted.traceDropped('write failed');
-    });
+  ended(session: AnySession, end: SessionEnd): Promise<void> {
+    const live = this.#live.get(session.id);
+    if (!live) return Promise.resolve();
+    const writing = this.#write(session, live.history, end)
+      .catch((e) => {
+        this.#host.log.warn({ event: 'history entry not written', sessionId: session.id, reason: (e as Error).message });
+        this.#host.counted.traceDropped('write failed');
+      })
+      .finally(() => this.#live.delete(session.id));
     this.#writing.set(session.id, writing);
     void writing.finally(() => this.#writing.delete(session.id));
     return writing;
@@ -137,23 +204,33 @@ export class History {
     await this.#writing.get(id);
   }
 
-  async #write(session: AnySession, endReason: string, cause: EndCause, finished: Promise<unknown>): Promise<void> {
-    const history = session.history;
-    if (!history) return;
+  async #write(session: AnySession, history: SessionHistory, end: SessionEnd): Promise<void> {
     const endedAt = Date.now();
-    const { result, reason } = history.outcome(cause, endReason);
-    this.#host.counted.sessionEnded(result);
-    await finished.catch(() => {});
+    const { result } = end;
+    await end.finished.catch(() => {});
     if (session.kind === 'pass-through') await history.recorder?.finish(undefined);
-    const entry = this.#entryOf(history, { endedAt, result, resultReason: reason, endReason });
+    const entry: Omit<HistoryEntry, 'files' | 'bytes'> = this.#entryOf(session, history, { endedAt, result, resultReason: end.resultReason, endReason: end.reason });
+    const { lastFailure } = history.record.outcome;
+    if (result === 'failed' && lastFailure && !history.record.outcome.reported) entry.failure = lastFailure;
     const files: { name: HistoryFile; data?: Uint8Array; from?: string }[] = [];
     const recording = this.#host.takeRecording(session.id);
-    const keepTrace = history.recorder && (history.mode === 'on' || result === 'failed');
+    // retain-on-failure keeps a failed session's trace; and a named test's passing trace, as the
+    // one its next failure is compared with, until a newer pass replaces it (./runs/).
+    const baseline = history.mode === 'retain-on-failure' && result === 'passed' && entry.name !== undefined;
+    const keepTrace = history.recorder && (history.mode === 'on' || result === 'failed' || baseline);
     if (history.recorder && !keepTrace) this.#host.counted.traceDropped('retain-on-failure');
     if (keepTrace) {
       const video = recording?.video ? await readFile(recording.video).catch(() => undefined) : undefined;
       try {
-        const data = await traceZip(history.recorder!, { session: { ...entry, capabilities: history.facts.capabilities }, browser: { name: history.facts.browserName, version: history.facts.browserVersion } }, video);
+        const session = {
+          ...entry,
+          engine: engineOf(history.facts.browserName),
+          endCause: end.cause,
+          ...(history.window && { window: history.window }),
+          capabilities: history.facts.capabilities,
+          ...(history.facts.answered && { answeredCapabilities: history.facts.answered }),
+        };
+        const data = await traceZip(history.recorder!, { session, browser: { name: history.facts.browserName, version: history.facts.browserVersion } }, video, this.#sinceLastPass(entry));
         files.push({ name: 'trace.zip', data });
         this.#host.counted.traceWritten();
       } catch (e) {
@@ -162,12 +239,51 @@ export class History {
       }
     }
     if (recording?.video) files.push({ name: 'video.webm', from: recording.video });
-    if (recording?.log) files.push({ name: 'console.log', from: recording.log });
+    // The test's verdict as of this run (written into its entry).
+    const ended = { ...entry, trace: files.some((file) => file.name === 'trace.zip') };
+    const replaced = ended.trace && result === 'passed' ? this.runs.baselineOf(ended) : undefined;
+    const verdict = this.runs.add(ended);
+    if (verdict) entry.verdict = verdict;
+    // The console log under the trace's rules: what became known as secret while the session ran
+    // (a password typed after a line was written) is hidden in every line.
+    if (recording?.log) {
+      const redactor = history.record.redactor;
+      const log = redactor ? await readFile(recording.log, 'utf8').catch(() => undefined) : undefined;
+      files.push(log !== undefined && redactor ? { name: 'console.log', data: Buffer.from(redactLog(redactor, log)) } : { name: 'console.log', from: recording.log });
+    }
     await this.store.put(entry, files);
+    // A newer pass replaces the test's baseline: the older one's trace, kept only as that, goes.
+    const old = replaced && this.store.get(replaced);
+    if (old && old.result === 'passed' && old.trace === 'retain-on-failure') await this.store.dropFile(old.id, 'trace.zip');
   }
 
-  #entryOf(history: SessionHistory, end: { endedAt: number; result: SessionResult; resultReason: string; endReason: string }): Omit<HistoryEntry, 'files' | 'bytes'> {
-    const { facts, labels } = history;
+  /**
+   * For a failed run of a test whose last pass kept its trace: the comparison with that pass, which
+   * transcript.md ends with (docs/traces.md). Made here, after the session ended, off every
+   * command's path, a slice at a time (./runs/compare.ts); done within SINCE_DEADLINE_MS or the
+   * paragraph is left out. Nothing to compare with (no name, no earlier pass with a trace): undefined.
+   */
+  #sinceLastPass(entry: Omit<HistoryEntry, 'files' | 'bytes'>): ((run: RunTrace) => Promise<SinceLastPass | undefined>) | undefined {
+    if (entry.result !== 'failed') return undefined;
+    const passed = this.runs.lastPassedBeforeEnded({ ...entry, trace: true })?.id;
+    const path = passed && this.store.path(passed, 'trace.zip');
+    if (!passed || !path) return undefined;
+    return async (run) => {
+      const deadline = Date.now() + SINCE_DEADLINE_MS;
+      const comparison = await loadRunTrace(path).then(
+        (baseline) => (Date.now() > deadline ? undefined : compareWithin(run, baseline, deadline)),
+        (e: Error) => e.message,
+      );
+      if (typeof comparison === 'object') return { session: passed, first: comparison.first };
+      this.#host.log.info({ event: 'comparison with the last pass left out', sessionId: entry.id, reason: comparison ?? `not done within ${SINCE_DEADLINE_MS} ms` });
+      return undefined;
+    };
+  }
+
+  #entryOf(session: AnySession, history: SessionHistory, end: { endedAt: number; result: SessionResult; resultReason: string; endReason: string }): Omit<HistoryEntry, 'files' | 'bytes'> {
+    const { facts } = history;
+    const { labels } = session.options;
+    const { outcome } = history.record;
     return {
       id: facts.id,
       ...(labels.name !== undefined && { name: labels.name }),
@@ -184,8 +300,8 @@ export class History {
       result: end.result,
       resultReason: end.resultReason,
       endReason: end.endReason,
-      commands: history.commands,
-      errors: history.errors,
+      commands: outcome.commands,
+      errors: outcome.errors,
       trace: history.mode,
     };
   }
@@ -196,7 +312,7 @@ export class History {
   list(principal: Principal, query: ListQuery): { sessions: ListedEntry[]; total: number; offset: number; limit: number } {
     const state = query.state ?? 'ended';
     const all: ListedEntry[] = [];
-    if (state !== 'ended') for (const session of this.#host.live()) if (session.history) all.push(this.#live(session.history));
+    if (state !== 'ended') for (const { session, history } of this.#live.values()) all.push(this.#listedLive(session, history));
     if (state !== 'active') for (const entry of this.store.entries()) all.push(listed(entry));
     const contains = (value: string | undefined, part: string | undefined) => part === undefined || (value ?? '').toLowerCase().includes(part.toLowerCase());
     const matching = all.filter(
@@ -209,14 +325,15 @@ export class History {
         (query.since === undefined || Date.parse(e.startedAt) >= query.since) &&
         (query.until === undefined || Date.parse(e.startedAt) <= query.until),
     );
-    matching.sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt));
+    // ISO times in UTC sort as text: no date parsed per comparison (10,000 entries).
+    matching.sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
     return { sessions: matching.slice(query.offset, query.offset + query.limit), total: matching.length, offset: query.offset, limit: query.limit };
   }
 
   /** One session, running or ended, if the principal may see it. */
   entry(id: string, principal: Principal): ListedEntry | undefined {
-    const running = this.#host.live().find((s) => s.id === id);
-    const found = running?.history ? this.#live(running.history) : this.store.get(id) && listed(this.store.get(id)!);
+    const running = this.#live.get(id);
+    const found = running ? this.#listedLive(running.session, running.history) : this.store.get(id) && listed(this.store.get(id)!);
     return found && (principal.admin || found.principal === principal.name) ? found : undefined;
   }
 
@@ -227,11 +344,12 @@ export class History {
     return this.store.path(id, file);
   }
 
-  #live(history: SessionHistory): ListedEntry {
+  #listedLive(session: AnySession, history: SessionHistory): ListedEntry {
     const now = Date.now();
+    const { reported } = history.record.outcome;
     return {
-      ...this.#entryOf(history, { endedAt: now, result: 'unknown', resultReason: history.reported ? `${history.reported.result} (reported)` : 'running', endReason: '' }),
-      ...(history.reported && { result: history.reported.result }),
+      ...this.#entryOf(session, history, { endedAt: now, result: 'unknown', resultReason: reported ? `${reported.result} (reported)` : 'running', endReason: '' }),
+      ...(reported && { result: reported.result }),
       endedAt: '',
       state: 'active',
       links: { viewer: `/ui/trace?session=${history.facts.id}` },
@@ -242,7 +360,84 @@ export class History {
   async close(): Promise<void> {
     while (this.#writing.size) await Promise.all(this.#writing.values());
     await this.store.close();
+    await this.runs.close();
   }
+
+  // ── Across runs ────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * A failed session against a passing run of its test (`withId`, or by default the newest
+   * passing run before it that has a trace): the steps aligned, the first that differs. With
+   * nothing to compare (an unnamed session, no passing run kept), `with` is null and `summary` says why.
+   */
+  async compare(id: string, principal: Principal, withId?: string): Promise<CompareAnswer> {
+    await this.settled(id);
+    const failed = this.store.get(id);
+    if (!failed || (!principal.admin && failed.principal !== principal.name)) throw error('invalid session id', `no session ${id} in the history`);
+    const otherId = withId ?? this.runs.lastPassedBefore(id)?.id;
+    const nothing = (summary: string): CompareAnswer => ({ session: id, with: null, summary, aligned: [], links: {} });
+    if (otherId === undefined) {
+      const test = this.runs.testOf(id);
+      return nothing(test ? `no earlier passing run of "${test.name}" with a trace to compare with` : `session ${id} has no name: only a named test's runs are compared`);
+    }
+    const passed = this.store.get(otherId);
+    if (!passed || (!principal.admin && passed.principal !== principal.name)) throw error('invalid argument', `with: no session ${otherId} in the history`);
+    const [a, b] = [this.store.path(id, 'trace.zip'), this.store.path(otherId, 'trace.zip')];
+    if (!a || !b) return nothing(`${!a ? id : otherId} has no trace kept to compare`);
+    const comparison = await compareWithin(await loadRunTrace(a), await loadRunTrace(b), Date.now() + COMPARE_DEADLINE_MS);
+    if (!comparison) throw error('timeout', `the comparison of ${id} with ${otherId} took longer than ${COMPARE_DEADLINE_MS / 1000} s`);
+    return {
+      session: id,
+      with: otherId,
+      ...(comparison.first && { firstDifference: comparison.first }),
+      summary: differenceSummary(comparison.first),
+      aligned: comparison.aligned,
+      links: { viewer: `/ui/trace?session=${id}&compare=${otherId}`, passed: `/wdgate/sessions/${otherId}` },
+    };
+  }
+}
+
+export interface CompareAnswer {
+  session: string;
+  with: string | null;
+  firstDifference?: Difference;
+  summary: string;
+  aligned: [number | null, number | null][];
+  links: Record<string, string>;
+}
+
+/** The browser engine a browser name stands for (the trace's metadata; Playwright's viewer names it so). */
+export function engineOf(browserName: string): string {
+  const name = browserName.toLowerCase();
+  if (/firefox|gecko/.test(name)) return 'gecko';
+  if (/webkit|safari|minibrowser|epiphany/.test(name)) return 'webkit';
+  if (/chrom|edge|opera|brave/.test(name)) return 'chromium';
+  return '';
+}
+
+/** How long a failed session's entry waits for its comparison with the test's last pass (transcript.md's paragraph). */
+const SINCE_DEADLINE_MS = 5000;
+/** How long the compare API compares (a slice at a time, other work between). */
+const COMPARE_DEADLINE_MS = 30_000;
+
+/** A response body a trace keeps: text, at most 64 KiB each, 8 MiB for a session. */
+const RESPONSE_BODIES = { each: 64 * 1024, total: 8 * 1024 * 1024 };
+
+/** A recording's console log (a JSON object per line) with every line's text redacted. */
+function redactLog(redactor: Redactor, log: string): string {
+  return log
+    .split('\n')
+    .map((line) => {
+      if (line === '') return line;
+      try {
+        const entry = JSON.parse(line) as { text?: unknown };
+        if (typeof entry.text === 'string') return JSON.stringify({ ...entry, text: redactor.text(entry.text) });
+      } catch {
+        // not JSON: redacted as text
+      }
+      return redactor.text(line);
+    })
+    .join('\n');
 }
 
 function listed(entry: HistoryEntry): ListedEntry {
@@ -253,52 +448,4 @@ function listed(entry: HistoryEntry): ListedEntry {
   if (files.includes('video.webm')) links.video = `${base}/video`;
   if (files.includes('console.log')) links.log = `${base}/log`;
   return { ...rest, state: 'ended', links };
-}
-
-/**
- * POST /session/{id}/se/event, for a driven session or a forwarded one: the report goes into the
- * session's history, and the answer is Selenium Grid's.
- */
-export function answerSessionEvent(history: SessionHistory | undefined, body: unknown): { success: true; eventType: string } {
-  let reports;
-  try {
-    reports = sessionEventReports(body);
-  } catch (e) {
-    if (e instanceof ReportError) throw error('invalid argument', `se/event: ${e.message}`);
-    throw e;
-  }
-  history?.report(reports, 'se/event');
-  return { success: true, eventType: (body as { eventType: string }).eventType };
-}
-
-/**
- * A pass-through session's request that is a report for the history (se/event; a cloud grid's
- * command sent as a script): its answer, or undefined for a request to forward. A malformed
- * report is invalid argument.
- */
-export function forwardedReport(history: SessionHistory | undefined, method: string, rest: string, body: Buffer): { value: unknown } | undefined {
-  if (method !== 'POST') return undefined;
-  const json = () => {
-    try {
-      return JSON.parse(body.toString()) as unknown;
-    } catch (e) {
-      throw error('invalid argument', `request body is not valid JSON: ${(e as Error).message}`);
-    }
-  };
-  if (rest === '/se/event') return { value: answerSessionEvent(history, json()) };
-  if (rest !== '/execute/sync' && rest !== '/execute/async') return undefined;
-  // Most scripts are ordinary: the body is parsed only when it may be a report.
-  if (!body.includes('sauce:') && !body.includes('lambda-') && !body.includes('browserstack_executor')) return undefined;
-  const script = (json() as { script?: unknown } | null)?.script;
-  if (typeof script !== 'string') return undefined;
-  let reports;
-  try {
-    reports = scriptReports(script);
-  } catch (e) {
-    if (e instanceof ReportError) throw error('invalid argument', e.message);
-    throw e;
-  }
-  if (!reports) return undefined;
-  history?.report(reports, 'execute script');
-  return { value: null };
 }

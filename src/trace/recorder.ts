@@ -22,11 +22,11 @@
 import { createHash } from 'node:crypto';
 import { UserPromptOpenedError, type ConsoleEntry, type NetworkEntry, type PageError } from '../../backends/backend.ts';
 import type { Session } from '../webdriver/session.ts';
-import { callAtom } from '../webdriver/page/index.ts';
-import { changedSince, FOCUSED_PASSWORD, snapshotDocument, takePicture, type PageVersion } from './capture.ts';
+import { commandFacts } from '../webdriver/routes.ts';
+import type { Redactor } from '../webdriver/redact.ts';
+import { changedSince, snapshotDocument, takePicture, type DomSnapshot, type PageVersion } from './capture.ts';
 import type { HarPage } from './har.ts';
 import { pictureGate, type PictureGate } from './pressure.ts';
-import type { Redactor } from './redact.ts';
 
 export interface TraceStep {
   n: number;
@@ -35,6 +35,8 @@ export interface TraceStep {
   startedAt: number;
   durationMs: number;
   params?: unknown;
+  /** The element a classic command addressed (its id in this session). */
+  element?: string;
   result?: string;
   error?: { code: string; message: string };
   window?: string;
@@ -46,6 +48,8 @@ export interface TraceStep {
   captureError?: string;
   /** Why a step with a snapshot has no picture of its own (the snapshot shows the page). */
   noScreenshot?: string;
+  /** The viewport of the step's capture and how far it was scrolled (CSS px). */
+  viewport?: { width: number; height: number; scrollX: number; scrollY: number };
   text?: string;
 }
 
@@ -57,16 +61,6 @@ export interface ConsoleRecord {
   window?: string;
   timestamp: number;
 }
-
-/** Classic commands after which the page may show something else (issue: navigation, input, script, windows, frames, prompts). */
-export const PAGE_CHANGING = new Set([
-  'navigateTo', 'back', 'forward', 'refresh',
-  'elementClick', 'elementClear', 'elementSendKeys', 'performActions', 'releaseActions',
-  'executeScript', 'executeAsyncScript',
-  'switchToWindow', 'newWindow', 'closeWindow', 'switchToFrame', 'switchToParentFrame',
-  'setWindowRect', 'maximizeWindow', 'minimizeWindow', 'fullscreenWindow',
-  'acceptAlert', 'dismissAlert', 'sendAlertText',
-]);
 
 /** Scripts may change what no event reports (a value set by script): their pages are snapshotted whole. */
 const SCRIPTS = new Set(['executeScript', 'executeAsyncScript']);
@@ -89,6 +83,8 @@ export interface RecorderOptions {
   kept?(): boolean;
   /** Whether the machine has room for a picture no failure needs (tests give their own). */
   gate?: PictureGate;
+  /** A picture after every page-changing step, waited for (trace.pictures "every-step"). */
+  everyStep?: boolean;
 }
 
 /** What the page showed at one capture, shared by the steps after which it did not change. */
@@ -97,6 +93,7 @@ interface PageState {
   at: PageVersion;
   url: string;
   title: string;
+  viewport: DomSnapshot['viewport'];
   snapshot: string | undefined;
   picture: string | undefined;
   /** A picture of it being taken. */
@@ -129,8 +126,6 @@ export class Recorder {
   /** The page as last captured. */
   #state: PageState | undefined;
   #lastPictureAt = 0;
-  /** What the step being run asked to hide (its typed text went into a password field). */
-  #hideTyped = false;
   #ended = false;
 
   constructor(options: RecorderOptions) {
@@ -158,29 +153,23 @@ export class Recorder {
   /** Add a step; page-changing commands of a driven session are captured before the next one runs. */
   add(step: Omit<TraceStep, 'n'>, capture = false): TraceStep {
     const full = { n: this.steps.length, ...step } as TraceStep;
-    if (this.#hideTyped && full.params !== undefined) full.params = hideTyped(full.name, full.params);
-    this.#hideTyped = false;
     this.steps.push(full);
     if (capture) this.#pending = full;
     return full;
   }
 
   /**
-   * Right before a command of the session runs (in its queue): the previous step's capture
-   * begins (a command that may change the page waits for its snapshot), and whether this
-   * command's typed text must be hidden (it types into a password field).
+   * Right before a classic command of the session runs (in its queue): the previous step's
+   * capture begins, and a command that may change the page (the route table's changesPage) waits
+   * for its snapshot. (What it types into a password field the seam has hidden already:
+   * src/webdriver/seam.ts.)
    */
-  async beforeCommand(session: Session, command: string, urlParams: Record<string, string>, params: unknown): Promise<void> {
+  async beforeCommand(session: Session, command: string): Promise<void> {
     // Delete Session: the last capture is the session's end's (finish).
     if (command === 'deleteSession') return;
-    const changes = PAGE_CHANGING.has(command);
+    const changes = commandFacts(command).changesPage === true;
     if (this.#pending) this.#begin(session, changes ? 'changes' : 'reads');
     if (changes) await this.#blocking;
-    if (command === 'elementSendKeys' || command === 'performActions') this.#hideTyped = await typesIntoPassword(session, command, urlParams.elementId).catch(() => false);
-    if (this.#hideTyped && command === 'elementSendKeys') {
-      const text = (params as { text?: unknown }).text;
-      if (typeof text === 'string') this.redactor.addSecret(text);
-    }
   }
 
   /** Capture what the browser shows now for the step waiting for it, pictures included. Never throws. */
@@ -219,8 +208,8 @@ export class Recorder {
       const state = await this.#snapshot(session, window, step);
       if (!state) return;
       pictured = this.#picture(session, state, step, next);
-      // A failure's picture (and the last one) is waited for: it must show this page.
-      if (step.error !== undefined || next === 'ends') await pictured;
+      // A failure's picture (and the last one, and every step's when asked) is waited for: it must show this page.
+      if (step.error !== undefined || next === 'ends' || this.#options.everyStep) await pictured;
     })();
     this.#blocking = blocking;
     const all = blocking.then(() => pictured);
@@ -245,7 +234,7 @@ export class Recorder {
           state = last;
           state.at = taken.at;
         } else {
-          state = { window, at: taken.at, url: taken.url, title: taken.title, snapshot, picture: undefined, taking: undefined, steps: [] };
+          state = { window, at: taken.at, url: taken.url, title: taken.title, viewport: taken.viewport, snapshot, picture: undefined, taking: undefined, steps: [] };
           this.#state = state;
         }
       }
@@ -254,6 +243,7 @@ export class Recorder {
       step.title = state.title;
       step.window = window;
       step.snapshot = state.snapshot;
+      step.viewport = state.viewport;
       if (state.picture) step.screenshot = state.picture;
       if (step.name === 'navigateTo' || step.name === 'back' || step.name === 'forward' || step.name === 'refresh' || this.pages.length === 0) {
         this.pages.push({ id: `page_${step.n}`, startedAt: step.startedAt, title: state.title || state.url });
@@ -269,8 +259,12 @@ export class Recorder {
   /** The state's picture, if it has none yet and the rules let it be taken now. Never throws. */
   async #picture(session: Session, state: PageState, step: TraceStep, next: Next): Promise<void> {
     if (state.taking) await state.taking;
-    if (state.picture || this.#overBudget) return;
-    const needed = next === 'ends' || (step.error !== undefined && Date.now() - this.#lastPictureAt >= FAILURE_PICTURE_MS);
+    if (state.picture) return;
+    if (this.#overBudget) {
+      step.noScreenshot = 'the trace reached its size limit (trace.maxBytes)';
+      return;
+    }
+    const needed = next === 'ends' || this.#options.everyStep === true || (step.error !== undefined && Date.now() - this.#lastPictureAt >= FAILURE_PICTURE_MS);
     if (!needed) {
       if (next === 'changes') {
         step.noScreenshot = 'the next command followed at once';
@@ -335,34 +329,6 @@ export class Recorder {
     this.#byHash.set(hash, name);
     return name;
   }
-}
-
-/** Whether a Send Keys' element, or the element Perform Actions types into, is a password field. */
-async function typesIntoPassword(session: Session, command: string, elementId: string | undefined): Promise<boolean> {
-  const window = session.currentWindow;
-  if (window === null) return false;
-  const context = { window, frames: session.frames };
-  if (command === 'elementSendKeys' && elementId !== undefined) {
-    const type = await bounded(callAtom<string>(session, 'getElementProperty', { id: elementId, name: 'type' }));
-    return typeof type === 'string' && type.toLowerCase() === 'password';
-  }
-  return (await bounded(session.browser.callFunction(context, FOCUSED_PASSWORD, []))) === true;
-}
-
-/** A step's parameters with what it typed hidden (Send Keys' text, key actions' values). */
-function hideTyped(command: string, params: unknown): unknown {
-  if (typeof params !== 'object' || params === null) return params;
-  if (command === 'elementSendKeys') return { ...params, text: '[redacted]', ...('value' in params && { value: '[redacted]' }) };
-  const actions = (params as { actions?: unknown }).actions;
-  if (!Array.isArray(actions)) return params;
-  return {
-    ...params,
-    actions: actions.map((source: Record<string, unknown>) =>
-      source?.type === 'key' && Array.isArray(source.actions)
-        ? { ...source, actions: (source.actions as Record<string, unknown>[]).map((a) => (a && 'value' in a ? { ...a, value: '[redacted]' } : a)) }
-        : source,
-    ),
-  };
 }
 
 function bounded<T>(promise: Promise<T>): Promise<T> {

@@ -3,9 +3,9 @@
 // read again at start; what is past the retention time or the disk budget goes, oldest first.
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Logger } from '../ops/log.ts';
+import type { Logger } from '../base/log.ts';
 import type { SessionResult } from './session-history.ts';
-import type { TraceMode } from './options.ts';
+import type { TraceMode } from '../webdriver/session-options.ts';
 
 /** What the history lists of an ended session (docs/traces.md). */
 export interface HistoryEntry {
@@ -27,6 +27,10 @@ export interface HistoryEntry {
   commands: number;
   errors: number;
   trace: TraceMode;
+  /** The failure nothing recovered from (a failed session): the command and its W3C error. */
+  failure?: { command: string; code: string; message: string };
+  /** Its test's verdict as of this run (a named session; src/trace/runs/). */
+  verdict?: string;
   /** Files kept in the entry's folder. */
   files: HistoryFile[];
   /** Bytes of the files. */
@@ -44,44 +48,62 @@ export interface StoreConfig {
 }
 
 const ID = /^[A-Za-z0-9._-]{1,128}$/;
+/** Entries read at once at start. */
+const LOAD_BATCH = 64;
+
+/** What the store asks of the index of tests (src/trace/runs/). */
+export interface StoreHooks {
+  /** Entries kept past their retention while the budget allows: each test's last passing trace. */
+  keep(): Set<string>;
+  /** An entry's trace left the history. */
+  traceGone(id: string): void;
+}
 
 export class HistoryStore {
   readonly config: StoreConfig;
   readonly #log: Logger;
+  readonly #hooks: StoreHooks;
   readonly #entries = new Map<string, HistoryEntry>();
   #bytes = 0;
   /** Retention is kept over time too, not only when another session ends. */
   #sweeper: NodeJS.Timeout | undefined;
   #sweeping: Promise<void> | undefined;
 
-  constructor(config: StoreConfig, log: Logger) {
+  constructor(config: StoreConfig, log: Logger, hooks: StoreHooks = { keep: () => new Set(), traceGone: () => {} }) {
     this.config = config;
     this.#log = log;
+    this.#hooks = hooks;
   }
 
   /** Read the entries a previous run of the gateway left. */
   async load(): Promise<void> {
+    const started = performance.now();
     await mkdir(this.config.directory, { recursive: true });
-    for (const name of await readdir(this.config.directory)) {
-      if (!ID.test(name)) continue;
-      const text = await readFile(join(this.config.directory, name, 'entry.json'), 'utf8').catch(() => undefined);
-      let entry: HistoryEntry | undefined;
-      try {
-        entry = text === undefined ? undefined : (JSON.parse(text) as HistoryEntry);
-      } catch {
-        entry = undefined;
-      }
-      // A folder without a readable entry is what a gateway killed while writing left.
-      if (!entry || entry.id !== name) {
-        await rm(join(this.config.directory, name), { recursive: true, force: true });
-        continue;
-      }
-      this.#entries.set(entry.id, entry);
-      this.#bytes += entry.bytes;
-    }
+    // (Files beside the folders are not entries: the index of tests.)
+    const folders = (await readdir(this.config.directory, { withFileTypes: true })).filter((d) => ID.test(d.name) && d.isDirectory()).map((d) => d.name);
+    // Read a few dozen at a time: 10,000 entries one after another took seconds.
+    for (let i = 0; i < folders.length; i += LOAD_BATCH) await Promise.all(folders.slice(i, i + LOAD_BATCH).map((name) => this.#loadEntry(name)));
+    this.#log.info({ event: 'history read', entries: this.#entries.size, bytes: this.#bytes, ms: Math.round(performance.now() - started) });
     await this.sweep();
     this.#sweeper = setInterval(() => void this.sweep(), Math.min(60_000, Math.max(1000, this.config.retention / 4)));
     this.#sweeper.unref();
+  }
+
+  async #loadEntry(name: string): Promise<void> {
+    const text = await readFile(join(this.config.directory, name, 'entry.json'), 'utf8').catch(() => undefined);
+    let entry: HistoryEntry | undefined;
+    try {
+      entry = text === undefined ? undefined : (JSON.parse(text) as HistoryEntry);
+    } catch {
+      entry = undefined;
+    }
+    // A folder without a readable entry is what a gateway killed while writing left.
+    if (!entry || entry.id !== name) {
+      await rm(join(this.config.directory, name), { recursive: true, force: true });
+      return;
+    }
+    this.#entries.set(entry.id, entry);
+    this.#bytes += entry.bytes;
   }
 
   /** The gateway ends: no more sweeping (the entries stay on disk for the next run). */
@@ -143,15 +165,46 @@ export class HistoryStore {
     await this.#sweeping;
   }
 
+  /**
+   * Past the retention, entries go oldest first; a test's last passing trace stays (for the
+   * comparison of its next failure) as long as the budget allows. Over the budget, the others go
+   * first, oldest first, then those too.
+   */
   async #sweep(now: number): Promise<void> {
-    const oldestFirst = [...this.#entries.values()].sort((a, b) => Date.parse(a.endedAt) - Date.parse(b.endedAt));
-    for (const entry of oldestFirst) {
-      if (now - Date.parse(entry.endedAt) < this.config.retention && this.#bytes <= this.config.maxBytes) break;
-      this.#entries.delete(entry.id);
-      this.#bytes -= entry.bytes;
-      await rm(join(this.config.directory, entry.id), { recursive: true, force: true });
-      this.#log.info({ event: 'history entry deleted', sessionId: entry.id });
+    // Each session's end sweeps: with 10,000 entries, their times are parsed once (not in the
+    // sort's comparisons), and nothing is sorted when nothing is due.
+    const ends = [...this.#entries.values()].map((entry) => ({ entry, end: Date.parse(entry.endedAt) }));
+    const expired = (end: number) => now - end >= this.config.retention;
+    if (this.#bytes <= this.config.maxBytes && !ends.some(({ end }) => expired(end))) return;
+    const keep = this.#hooks.keep();
+    const oldestFirst = ends.sort((a, b) => a.end - b.end).map(({ entry, end }) => ({ entry, expired: expired(end) }));
+    for (const { entry, expired } of oldestFirst) {
+      if (!keep.has(entry.id) && (expired || this.#bytes > this.config.maxBytes)) await this.#delete(entry);
     }
+    for (const { entry } of oldestFirst) if (this.#bytes > this.config.maxBytes && this.#entries.has(entry.id)) await this.#delete(entry);
+  }
+
+  async #delete(entry: HistoryEntry): Promise<void> {
+    this.#entries.delete(entry.id);
+    this.#bytes -= entry.bytes;
+    await rm(join(this.config.directory, entry.id), { recursive: true, force: true });
+    if (entry.files.includes('trace.zip')) this.#hooks.traceGone(entry.id);
+    this.#log.info({ event: 'history entry deleted', sessionId: entry.id });
+  }
+
+  /** One file of an entry goes (a passing trace kept for comparison, once a newer one replaces it). */
+  async dropFile(id: string, file: HistoryFile): Promise<void> {
+    const entry = this.#entries.get(id);
+    if (!entry?.files.includes(file)) return;
+    const path = join(this.config.directory, id, file);
+    const size = (await stat(path).catch(() => undefined))?.size ?? 0;
+    await rm(path, { force: true });
+    const full: HistoryEntry = { ...entry, files: entry.files.filter((f) => f !== file), bytes: Math.max(0, entry.bytes - size) };
+    await writeFile(join(this.config.directory, id, 'entry.json.tmp'), JSON.stringify(full));
+    await rename(join(this.config.directory, id, 'entry.json.tmp'), join(this.config.directory, id, 'entry.json'));
+    this.#entries.set(id, full);
+    this.#bytes -= entry.bytes - full.bytes;
+    if (file === 'trace.zip') this.#hooks.traceGone(id);
   }
 }
 

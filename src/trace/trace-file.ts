@@ -1,5 +1,5 @@
 // Writing a trace: one zip (docs/traces.md) of the index, the screenshots, the DOM snapshots,
-// the HAR, the console and the video. Texts are redacted here, as they are written, so a secret
+// the HAR, the console, the transcript and the video. Texts are redacted here, as they are written, so a secret
 // learnt late in the session is scrubbed from what came before it too. Written one file at a
 // time, yielding between files: a trace is written while other sessions' commands run.
 import { setImmediate as yieldToOthers } from 'node:timers/promises';
@@ -7,14 +7,21 @@ import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
 import pkg from '../../package.json' with { type: 'json' };
 import { toHar } from './har.ts';
 import type { Recorder } from './recorder.ts';
+import type { RunTrace } from './runs/align.ts';
+import { requestsOf } from './runs/load.ts';
+import { transcript, type SinceLastPass } from './transcript.ts';
+import { networkEntries, type ConsoleEntry, type TraceSession, type TraceStep } from './viewer/model.ts';
 
 export interface TraceSummary {
   session: Record<string, unknown>;
   browser: { name: string; version: string };
 }
 
-/** The trace as zip bytes. */
-export async function traceZip(recorder: Recorder, summary: TraceSummary, video: Buffer | undefined): Promise<Buffer> {
+/**
+ * The trace as zip bytes. `sinceLastPass`, given this run as the comparison reads a trace (what is
+ * written, redacted), compares it with its test's last pass for transcript.md (src/trace/runs/).
+ */
+export async function traceZip(recorder: Recorder, summary: TraceSummary, video: Buffer | undefined, sinceLastPass?: (run: RunTrace) => Promise<SinceLastPass | undefined>): Promise<Buffer> {
   const { redactor } = recorder;
   const har = toHar(recorder.network, recorder.pages, summary.browser, pkg.version, redactor);
   const consoleRecords = recorder.console.map((c) => ({ ...c, text: redactor.text(c.text), ...(c.stack !== undefined && { stack: redactor.text(c.stack) }) }));
@@ -40,6 +47,16 @@ export async function traceZip(recorder: Recorder, summary: TraceSummary, video:
   archive.add('trace.json', JSON.stringify(index));
   archive.add('network.har', JSON.stringify(har));
   archive.add('console.json', JSON.stringify(consoleRecords));
+  // From what is written above, redacted already (a snapshot as it is written below).
+  const since = await sinceLastPass?.({
+    steps: index.steps,
+    requests: requestsOf(har),
+    snapshot(name) {
+      const content = recorder.files.get(name);
+      return typeof content === 'string' ? redactor.text(content) : content?.toString();
+    },
+  });
+  archive.add('transcript.md', transcript({ session: index.session as TraceSession, steps: index.steps as TraceStep[], console: consoleRecords as ConsoleEntry[], network: networkEntries(har) }, since));
   for (const [name, content] of recorder.files) {
     await yieldToOthers();
     archive.add(name, typeof content === 'string' ? redactor.text(content) : content);

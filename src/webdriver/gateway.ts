@@ -1,24 +1,22 @@
 // The W3C layer's entry point: find the command, the session, parse parameters, run the handler.
 // The HTTP edge calls `execute`; it never sees a session or a backend.
 import type { AnyBackend, BackendEnvironment } from '../../backends/backend.ts';
-import type { Recordings } from '../ops/recordings.ts';
-import type { Logger } from '../ops/log.ts';
-import { Metrics } from '../ops/metrics.ts';
+import type { Logger } from '../base/log.ts';
 import type { Pool } from '../pool/pool.ts';
-import { LOCAL, type Principal } from '../server/auth.ts';
-import { RateLimit } from '../server/limits.ts';
+import { LOCAL, type Principal } from '../base/principal.ts';
+import { RateLimit } from '../base/rate-limit.ts';
 import { Admission, type AdmissionConfig } from './admission.ts';
 import type { Command } from './commands/types.ts';
 import { UserPromptOpenedError } from '../../backends/backend.ts';
 import { error, toWebDriverError, type WebDriverError } from './errors.ts';
-import { History, PAGE_CHANGING, type HistoryConfig, type TraceConfig } from '../trace/index.ts';
+import { Seam } from './seam.ts';
 import { adoptSharedIds } from './shared-ids.ts';
 import { handleAnyUserPrompts } from './prompts.ts';
 import { Sessions, type AnySession } from './sessions.ts';
 import type { ConfiguredRoute } from './routing.ts';
 
 export interface GatewayOptions {
-  /** Command name → implementation (src/server/commands.ts assembles the table). */
+  /** Command name → implementation (src/app.ts assembles the table). */
   commands: Record<string, Command>;
   backends: AnyBackend[];
   /** Capabilities → backend, before the default routes (src/webdriver/routing.ts). */
@@ -35,11 +33,8 @@ export interface GatewayOptions {
   sessionIdleTimeout: number;
   /** New Session requests one principal may make per second. */
   newSessionsPerSecond: number;
-  /** Session recordings (src/ops/recordings.ts). */
-  recordings: Recordings;
-  /** Traces and the history of ended sessions (src/trace/). */
-  trace: TraceConfig;
-  history: HistoryConfig;
+  /** Regular expressions whose matches are secrets in whatever observers keep (trace.secretPatterns). */
+  secretPatterns: string[];
   log: Logger;
 }
 
@@ -68,7 +63,8 @@ export class Gateway {
   readonly sessions: Sessions;
   readonly commands: Record<string, Command>;
   readonly log: Logger;
-  readonly metrics: Metrics;
+  /** Every session's opening and end and every command pass here (./seam.ts); src/app.ts adds the observers. */
+  readonly seam: Seam;
   readonly backends: AnyBackend[];
   readonly routes: ConfiguredRoute[];
   readonly fileInputDirectories: string[] | null;
@@ -76,8 +72,6 @@ export class Gateway {
   readonly pool: Pool;
   readonly admission: Admission;
   readonly newSessionRate: RateLimit;
-  readonly recordings: Recordings;
-  readonly history: History;
   /** Sessions per principal, those being created included (a principal's own maximum). */
   readonly #owned = new Map<string, { sessions: number; share: number }>();
   /** close(): every session ends now. */
@@ -98,28 +92,10 @@ export class Gateway {
     this.admission = new Admission(options.admission);
     this.#readyRequiresFreeSlot = options.readyRequiresFreeSlot;
     this.newSessionRate = new RateLimit(options.newSessionsPerSecond);
-    this.recordings = options.recordings;
     this.log = options.log;
-    this.sessions = new Sessions(options.log, (session, reason, cause, finished) => this.history.ended(session, reason, cause, finished));
+    this.seam = new Seam(options.secretPatterns);
+    this.sessions = new Sessions(options.log, this.seam);
     this.sessions.reapIdle(options.sessionIdleTimeout);
-    const metrics = (this.metrics = new Metrics({
-      sessionsActive: () => this.sessions.size,
-      sessionsQueued: () => this.admission.queued,
-      queuedByPrincipal: () => this.admission.lines(),
-      pool: () => this.pool.stats(),
-      bidiConnections: () => this.sessions.bidiConnections(),
-    }));
-    this.history = new History(options.trace, options.history, {
-      log: options.log,
-      live: () => this.sessions.all(),
-      takeRecording: (id) => this.recordings.take(id),
-      counted: {
-        traceWritten: () => metrics.tracesWritten.inc(),
-        traceDropped: (reason) => metrics.tracesDropped.inc({ reason }),
-        captureDropped: (reason) => metrics.traceCapturesDropped.inc({ reason }),
-        sessionEnded: (result) => metrics.sessionsEnded.inc({ result }),
-      },
-    });
   }
 
   /**
@@ -218,7 +194,7 @@ export class Gateway {
   async execute(name: string, urlParams: Record<string, string>, body: unknown, request: RequestContext = {}): Promise<unknown> {
     const started = performance.now();
     const startedAt = Date.now();
-    // The session the command reached, and its parsed parameters (for its history).
+    // The session the command reached, and its parsed parameters (for the seam).
     const ran: Ran = {};
     let failed: WebDriverError | undefined;
     let value: unknown;
@@ -228,20 +204,14 @@ export class Gateway {
     } catch (e) {
       failed = toWebDriverError(e);
       const ms = Math.round((performance.now() - started) * 10) / 10;
-      this.metrics.commandErrors.inc({ command: name, error: failed.code });
       // One line per failed command: never its body (it may hold a user's data).
       this.log.info({ event: 'command failed', sessionId: urlParams.sessionId, principal: (request.principal ?? LOCAL).name, command: name, error: failed.code, ms });
       throw e;
     } finally {
-      const ms = performance.now() - started;
-      this.metrics.commandDuration.observe({ command: name }, ms / 1000);
       // New Session: the session it made.
       const session = ran.session ?? (name === 'newSession' && !failed ? this.#created(value) : undefined);
-      if (session) {
-        // The dashboard's "last commands" of the session, and its history (its trace's step).
-        if (session.kind === 'driven') session.noteCommand(name, ms, failed?.code);
-        session.history?.command('command', name, startedAt, ms, failed, ran.params ?? body, value, PAGE_CHANGING.has(name));
-      }
+      const error = failed && { code: failed.code, message: failed.message };
+      this.seam.answered({ kind: 'command', name, session, urlParams, startedAt, durationMs: performance.now() - started, ...(error && { error }) }, ran.params ?? body, value);
     }
   }
 
@@ -272,9 +242,9 @@ export class Gateway {
     ran.params = params;
     return session.serialize(async () => {
       if (session.ended) throw error('invalid session id', `session ${session.id} has ended`);
-      // A traced session: what the previous command left on the page is captured first.
-      const recorder = session.history?.recorder;
-      if (recorder) await recorder.beforeCommand(session, name, urlParams, params);
+      // The seam's turn (a traced session: what the previous command left on the page is captured first).
+      const before = this.seam.before(session, { kind: 'command', name, urlParams, params });
+      if (before) await before;
       if (command.handlesUserPrompts) await handleAnyUserPrompts(session);
       if (session.bidi) await adoptSharedIds(session, urlParams, body);
       try {
@@ -304,8 +274,6 @@ export class Gateway {
     await this.pool.close();
     // Drivers and displays the pass-through backends started, once their sessions have ended.
     await Promise.all(this.backends.map((b) => (b.kind === 'pass-through' ? b.close() : undefined)));
-    await this.recordings.close();
-    await this.history.close();
   }
 }
 

@@ -2,7 +2,7 @@
 // driven sessions, for ownership, capacity, idle reaping and shutdown, but the W3C layer never runs
 // its commands: the HTTP edge forwards them (src/server/forward.ts).
 import type { UpstreamSession } from '../../backends/backend.ts';
-import type { SessionHistory } from '../trace/index.ts';
+import type { SessionOptions } from './session-options.ts';
 
 export class PassThroughSession {
   readonly kind = 'pass-through' as const;
@@ -11,9 +11,9 @@ export class PassThroughSession {
   readonly upstreamName: string;
   readonly upstream: UpstreamSession;
   readonly browserName: string;
+  /** What it asked of the gateway's own features (its name, build, tags may change as the client reports). */
+  options: SessionOptions;
   ended = false;
-  /** What the history keeps of the session (src/trace/): set at New Session. */
-  history: SessionHistory | undefined = undefined;
   readonly createdAt = Date.now();
   lastActivity = Date.now();
   /** Requests being forwarded: a session is never idle while one is. */
@@ -22,8 +22,9 @@ export class PassThroughSession {
   deletedUpstream = false;
   readonly #release: () => void;
 
-  constructor(init: { id: string; owner: string; upstreamName: string; upstream: UpstreamSession; release: () => void }) {
+  constructor(init: { id: string; owner: string; upstreamName: string; upstream: UpstreamSession; options: SessionOptions; release: () => void }) {
     this.id = init.id;
+    this.options = init.options;
     this.owner = init.owner;
     this.upstreamName = init.upstreamName;
     this.upstream = init.upstream;
@@ -34,6 +35,19 @@ export class PassThroughSession {
   /** The upstream path of a gateway path of this session: `/session/{ours}/x` → `/session/{theirs}/x`. */
   upstreamPath(rest: string): string {
     return `/session/${encodeURIComponent(this.upstream.id)}${rest}`;
+  }
+
+  /**
+   * Ask the upstream a command of this session itself (a GET that changes nothing: the seam asks an
+   * element's type): its value, or undefined when it answered an error or not within `timeoutMs`.
+   */
+  async ask(method: 'GET', rest: string, timeoutMs: number): Promise<unknown> {
+    // (The URL's credentials, if any, are in the headers already; fetch refuses them in a URL.)
+    const url = new URL(`${this.upstream.url}${this.upstreamPath(rest)}`);
+    url.username = url.password = '';
+    const response = await fetch(url, { method, headers: this.upstream.headers, signal: AbortSignal.timeout(timeoutMs) });
+    const body = (await response.json().catch(() => undefined)) as { value?: unknown } | undefined;
+    return response.ok ? body?.value : undefined;
   }
 
   /** Give back the session's slot, and end it upstream (and what was started for it). Never throws. */

@@ -1,8 +1,8 @@
 // One WebDriver session (spec §8 "Sessions"): its browser, current browsing context, timeouts
 // and negotiated behaviour. Commands of a session run one at a time, in arrival order.
 import type { BidiEndpoint, BrowsingContext, DrivenBrowser, PageLoadStrategy } from '../../backends/backend.ts';
-import type { Logger } from '../ops/log.ts';
-import type { SessionHistory } from '../trace/index.ts';
+import type { Logger } from '../base/log.ts';
+import type { SessionOptions } from './session-options.ts';
 import type { TimeoutsConfiguration } from './capabilities.ts';
 import { error } from './errors.ts';
 import { watchUserPrompts } from './prompts.ts';
@@ -22,6 +22,7 @@ export interface SessionInit {
   pageLoadStrategy: PageLoadStrategy;
   strictFileInteractability: boolean;
   unhandledPromptBehavior: PromptHandlerConfig;
+  options: SessionOptions;
   log: Logger;
   /** The principal that created the session (src/server/auth.ts): only it may use the session. */
   owner: string;
@@ -41,6 +42,8 @@ export class Session {
   readonly pageLoadStrategy: PageLoadStrategy;
   readonly strictFileInteractability: boolean;
   readonly unhandledPromptBehavior: PromptHandlerConfig;
+  /** What it asked of the gateway's own features (its name, build, tags may change as the client reports). */
+  options: SessionOptions;
   readonly log: Logger;
   readonly owner: string;
   /** The current top-level browsing context's window handle; null once it was closed. */
@@ -69,10 +72,6 @@ export class Session {
   lastActivity = Date.now();
   /** Commands running or queued: a session is never idle while one is. */
   inFlight = 0;
-  /** What the history keeps of the session (src/trace/): set at New Session. */
-  history: SessionHistory | undefined = undefined;
-  /** The last commands, newest last (the dashboard): name, duration, W3C error if it failed. */
-  readonly recentCommands: { command: string; ms: number; error?: string; at: number }[] = [];
   readonly release: () => Promise<void>;
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -84,6 +83,7 @@ export class Session {
     this.pageLoadStrategy = init.pageLoadStrategy;
     this.strictFileInteractability = init.strictFileInteractability;
     this.unhandledPromptBehavior = init.unhandledPromptBehavior;
+    this.options = init.options;
     this.log = init.log;
     this.owner = init.owner;
     this.currentWindow = init.browser.initialWindow;
@@ -100,15 +100,13 @@ export class Session {
     });
   }
 
-  /** What ends with the session before its context is given back (a recording, say). */
-  readonly finishers: (() => Promise<void>)[] = [];
-
   /**
    * The session ended: the engine's BiDi end closes (what the client left in a shared engine
-   * session goes) and the finishers run, before the context is given back. Never throws.
+   * session goes) and `closing` runs (the observers' last look, a recording's end), before the
+   * context is given back. Never throws.
    */
-  async finish(): Promise<void> {
-    const ending = Promise.all([this.bidi?.close(), ...this.finishers.map((finish) => finish())].map((p) => Promise.resolve(p).catch(() => {})));
+  async finish(closing: () => Promise<void>): Promise<void> {
+    const ending = Promise.all([this.bidi?.close(), closing()].map((p) => Promise.resolve(p).catch(() => {})));
     // Bounded: the context is given back all the same (a recording's ffmpeg is stopped by its own bound).
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([ending, new Promise<void>((resolve) => (timer = setTimeout(resolve, FINISH_BOUND_MS)))]);
@@ -123,11 +121,6 @@ export class Session {
     if (typeof this.bidiConnection === 'object') this.bidiConnection.end();
     for (const close of this.sockets) close();
     this.sockets.clear();
-  }
-
-  noteCommand(command: string, ms: number, error?: string): void {
-    this.recentCommands.push({ command, ms: Math.round(ms * 10) / 10, ...(error && { error }), at: Date.now() });
-    if (this.recentCommands.length > 10) this.recentCommands.shift();
   }
 
   get browserName(): string {

@@ -1,8 +1,9 @@
 // The registry of live sessions. Whoever creates a session adds it here; ending it (delete,
 // last window closed, browser crash, idle timeout, gateway shutdown) always goes through `end`.
-import type { Logger } from '../ops/log.ts';
-import type { EndCause } from '../trace/index.ts';
+import type { Logger } from '../base/log.ts';
+import type { EndCause } from './outcome.ts';
 import type { PassThroughSession } from './pass-through.ts';
+import type { Seam } from './seam.ts';
 import type { Session } from './session.ts';
 
 /** A driven session (the W3C layer runs it) or a pass-through one (an upstream runs it). */
@@ -18,12 +19,12 @@ export class Sessions {
   readonly #closing = new Set<Promise<void>>();
   #reaper: NodeJS.Timeout | undefined;
   readonly #log: Logger;
-  /** Told of every session's end (the history): `finished` settles once what ends with it is done. */
-  readonly #ended: (session: AnySession, reason: string, cause: EndCause, finished: Promise<unknown>) => Promise<void>;
+  /** Told of every session's end, and given a driven one's last look while its browser is there. */
+  readonly #seam: Seam;
 
-  constructor(log: Logger, ended: (session: AnySession, reason: string, cause: EndCause, finished: Promise<unknown>) => Promise<void> = async () => {}) {
+  constructor(log: Logger, seam: Seam) {
     this.#log = log;
-    this.#ended = ended;
+    this.#seam = seam;
   }
 
   get size(): number {
@@ -72,7 +73,7 @@ export class Sessions {
    * Forget the session at once and give its browser back in the background; `settled()` waits
    * for every such ending. Idempotent. `cause`: its client ended it (deleted), its browser or
    * upstream went away (crashed), or anything else (an operator, a timeout, shutdown): the
-   * history's result rule (src/trace/session-history.ts).
+   * result rule (./outcome.ts).
    */
   end(session: AnySession, reason = 'it was deleted', cause: EndCause = 'other'): Promise<void> {
     if (session.ended) return Promise.resolve();
@@ -83,10 +84,11 @@ export class Sessions {
     if (this.#endings.size > REMEMBERED_ENDINGS) this.#endings.delete(this.#endings.keys().next().value!);
     if (session.kind === 'driven') session.closeSockets();
     // The session's temporary files (uploads) go with it; shutdown waits for both.
-    // What still uses the context first (the engine's BiDi end, a recording), then the context.
-    const finished = session.kind === 'driven' ? session.finish() : Promise.resolve();
+    // What still uses the context first (the engine's BiDi end, the observers' last look, a
+    // recording), then the context.
+    const finished = session.kind === 'driven' ? session.finish(() => this.#seam.closing(session)) : Promise.resolve();
     const released = finished.then(() => session.release());
-    const closing = Promise.all([released, session.removeTemporaryFiles(), this.#ended(session, reason, cause, finished)]).then(() => {});
+    const closing = Promise.all([released, session.removeTemporaryFiles(), this.#seam.ended(session, reason, cause, finished)]).then(() => {});
     this.#closing.add(closing);
     void closing.finally(() => this.#closing.delete(closing));
     return closing;

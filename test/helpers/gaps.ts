@@ -154,7 +154,7 @@ const CHROMIUM_ONLY = {
 };
 
 /** Test name → why the backend cannot pass it. */
-const DECLARED: Record<TestBackend, Record<string, string>> = {
+export const DECLARED: Record<TestBackend, Record<string, string>> = {
   native: {},
   'native-firefox': {
     'the spec key table: right shift, numpad keys, a shifted character, a non-US character': BIDI_GAPS.keyTable,

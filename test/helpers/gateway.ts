@@ -38,14 +38,27 @@ export interface StartOptions {
   nodeArgs?: string[];
 }
 
+/**
+ * On another backend than native (WDGATE_TEST_BACKEND, scripts/test-backends.sh), the gateway
+ * keeps no native Chromium warm (pool.minWarm 0): the tests never use it, and each file's gateway
+ * would launch one. A test that sets pool.minWarm itself, or brings its own --config, is left as it is.
+ */
+function withBackendUnderTest(config: Record<string, unknown> | undefined, args: string[]): Record<string, unknown> | undefined {
+  const backend = process.env.WDGATE_TEST_BACKEND;
+  if (!backend || backend === 'native' || args.includes('--config')) return config;
+  const pool = (config?.pool ?? {}) as Record<string, unknown>;
+  return { ...config, pool: { minWarm: 0, ...pool } };
+}
+
 export async function startGateway(args: string[] = [], options: StartOptions = {}): Promise<TestGateway> {
   const base = [BIN, '--port', '0', '--listen-address', '127.0.0.1', '--shutdown-grace-period', String(options.shutdownGracePeriod ?? 0), ...(options.headless === false ? [] : ['--headless'])];
   const ownHistory = options.historyDirectory === undefined ? mkdtempSync(join(tmpdir(), 'wdgate-test-history-')) : undefined;
   base.push('--history-directory', options.historyDirectory ?? ownHistory!);
   let configDir: string | undefined;
-  if (options.config) {
+  const config = withBackendUnderTest(options.config, args);
+  if (config) {
     configDir = mkdtempSync(join(tmpdir(), 'wdgate-test-config-'));
-    writeFileSync(join(configDir, 'config.json'), JSON.stringify(options.config));
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify(config));
     base.push('--config', join(configDir, 'config.json'));
   }
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...base, ...args], {

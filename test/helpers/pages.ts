@@ -33,6 +33,12 @@ export async function startPageServer(): Promise<PageServer> {
       res.writeHead(200, { 'content-type': 'text/css' });
       return res.end(url.searchParams.get('css') ?? 'p { color: green }');
     }
+    if (url.pathname === '/api') {
+      // A JSON answer (?json=) that sets a cookie (?cookie64=, "name=value" in base64: its value is not in the URL): a request whose body a trace keeps and whose cookie it hides.
+      const cookie = url.searchParams.get('cookie64');
+      res.writeHead(200, { 'content-type': 'application/json', ...(cookie && { 'set-cookie': Buffer.from(cookie, 'base64').toString() }) });
+      return res.end(url.searchParams.get('json') ?? '{}');
+    }
     if (url.pathname === '/slow') {
       // Holds the response for ?ms= milliseconds: for page load strategies and timeouts.
       const ms = Number(url.searchParams.get('ms') ?? 1000);

@@ -19,13 +19,16 @@ export interface FixtureTrace {
   steps: Array<{ name: string; kind: string; startedAt: number; durationMs: number; error?: { code: string; message: string } }>;
   /** The session's start (ms since the epoch): the video's time zero. */
   startedAt: number;
-  /** The line the page logs when its button is clicked. */
+  /** The line the page logs when its button is clicked, and the error it throws then. */
   consoleLine: string;
+  pageError: string;
+  /** The click's element box and point (CSS px of the 800×500 viewport). */
+  click: { box: { x: number; y: number; width: number; height: number }; point: { x: number; y: number } };
   pageUrl: string;
 }
 
 const PAGE = `<h1 id="greeting">Hello from the fixture</h1>
-<button id="go" onclick="document.getElementById('out').textContent = 'clicked!'; console.log('the button was clicked')">go</button>
+<button id="go" onclick="document.getElementById('out').textContent = 'clicked!'; console.log('the button was clicked'); setTimeout(() => { throw new Error('fixture boom') })">go</button>
 <p id="out">not yet</p>
 <img src="/pixel.png" alt="">
 <script>console.info('page script ran')</script>`;
@@ -41,24 +44,61 @@ export async function makeFixtureTrace(browser: Browser, pages: PageServer, name
     const page = await context.newPage();
     await page.setViewport({ width: 800, height: 500 });
     page.on('console', (m) => consoleEntries.push({ type: 'console', level: m.type() === 'warn' ? 'warning' : m.type(), text: m.text(), timestamp: Date.now() }));
+    page.on('pageerror', (e) => consoleEntries.push({ type: 'pageerror', level: 'error', text: (e as Error).message, timestamp: Date.now() }));
     const requestStarts = new Map<unknown, number>();
     page.on('request', (r) => requestStarts.set(r, Date.now()));
+    const list = (headers: Record<string, string>) => Object.entries(headers).map(([name, value]) => ({ name, value }));
+    const responses: Promise<void>[] = [];
     page.on('response', (r: HTTPResponse) => {
       const started = requestStarts.get(r.request()) ?? Date.now();
-      har.push({
-        startedDateTime: new Date(started).toISOString(),
-        time: Date.now() - started,
-        request: { method: r.request().method(), url: r.url(), httpVersion: 'HTTP/1.1', cookies: [], headers: [], queryString: [], headersSize: -1, bodySize: 0 },
-        response: { status: r.status(), statusText: r.statusText(), httpVersion: 'HTTP/1.1', cookies: [], headers: [], content: { size: Number(r.headers()['content-length'] ?? -1), mimeType: r.headers()['content-type'] ?? '' }, redirectURL: '', headersSize: -1, bodySize: -1 },
-        cache: {},
-        timings: { send: 0, wait: Date.now() - started, receive: 0 },
-        _resourceType: r.request().resourceType(),
-      });
+      const time = Date.now() - started;
+      const mimeType = r.headers()['content-type'] ?? '';
+      responses.push(
+        (/^text\//.test(mimeType) ? r.text() : Promise.resolve(undefined)).catch(() => undefined).then((text) => {
+          har.push({
+            startedDateTime: new Date(started).toISOString(),
+            time,
+            request: { method: r.request().method(), url: r.url(), httpVersion: 'HTTP/1.1', cookies: [], headers: list(r.request().headers()), queryString: [], headersSize: -1, bodySize: 0 },
+            response: { status: r.status(), statusText: r.statusText(), httpVersion: 'HTTP/1.1', cookies: [], headers: list(r.headers()), content: { size: Number(r.headers()['content-length'] ?? -1), mimeType, ...(text !== undefined && { text }) }, redirectURL: '', headersSize: -1, bodySize: -1 },
+            cache: {},
+            timings: { blocked: 0, dns: -1, connect: -1, ssl: -1, send: 0, wait: time, receive: 0 },
+            _resourceType: r.request().resourceType(),
+            _window: 'fixture-window',
+          });
+        }),
+      );
     });
     const pageUrl = pages.page(PAGE, 'fixture page');
-    /** One step: run it, then (if it changes the page) take the screenshot and the snapshot. */
-    const step = async (fields: Record<string, unknown>, run: () => Promise<unknown>, capture: boolean) => {
+    const viewport = { width: 800, height: 500, scrollX: 0, scrollY: 0 };
+    /** The DOM as it is now, scripts removed (no script runs in a snapshot); `target`: that element marked as the one addressed. */
+    const snapshot = (target?: string) =>
+      page.evaluate((selector) => {
+        if (selector) document.querySelector(selector)!.setAttribute('data-wdgate-target', 'fixture-target');
+        const copy = document.documentElement.cloneNode(true) as HTMLElement;
+        if (selector) document.querySelector(selector)!.removeAttribute('data-wdgate-target');
+        for (const s of copy.querySelectorAll('script')) s.remove();
+        for (const e of copy.querySelectorAll('[onclick]')) e.removeAttribute('onclick');
+        return `<!doctype html>${copy.outerHTML}`;
+      }, target ?? '');
+    /**
+     * One step: `before` (the click's) captures the page before it and as it acts, with the element
+     * addressed and its in-view center point; run it, then (if it changes the page) take the
+     * screenshot and the snapshot after it.
+     */
+    const step = async (fields: Record<string, unknown>, run: () => Promise<unknown>, capture: boolean, before?: string) => {
       const n = steps.length;
+      const captures: Record<string, unknown> = {};
+      if (before) {
+        files[`screenshots/${n}-before.jpg`] = await page.screenshot({ type: 'jpeg', quality: 70 });
+        files[`snapshots/${n}-before.html`] = new TextEncoder().encode(await snapshot());
+        files[`snapshots/${n}-action.html`] = new TextEncoder().encode(await snapshot(before));
+        const box = (await page.$eval(before, (e) => {
+          const r = e.getBoundingClientRect();
+          return { x: r.x, y: r.y, width: r.width, height: r.height };
+        }))!;
+        captures.before = { screenshot: `screenshots/${n}-before.jpg`, snapshot: `snapshots/${n}-before.html`, viewport };
+        captures.action = { snapshot: `snapshots/${n}-action.html`, viewport, element: { marker: 'fixture-target', box }, point: { x: box.x + box.width / 2, y: box.y + box.height / 2 } };
+      }
       const start = Date.now();
       let error: { code: string; message: string } | undefined;
       let result: unknown;
@@ -67,28 +107,21 @@ export async function makeFixtureTrace(browser: Browser, pages: PageServer, name
       } catch (e) {
         error = { code: 'no such element', message: (e as Error).message };
       }
-      const entry: Record<string, unknown> = { n, ...fields, startedAt: start, durationMs: Date.now() - start, window: 'fixture-window', url: page.url() };
+      const entry: Record<string, unknown> = { n, ...fields, startedAt: start, durationMs: Date.now() - start, window: 'fixture-window', url: page.url(), ...captures };
       if (result !== undefined) entry.result = result;
       if (error) entry.error = error;
       if (capture) {
         files[`screenshots/${n}.jpg`] = await page.screenshot({ type: 'jpeg', quality: 70 });
-        // The DOM as it is now, scripts removed (no script runs in a snapshot).
-        files[`snapshots/${n}.html`] = new TextEncoder().encode(
-          await page.evaluate(() => {
-            const copy = document.documentElement.cloneNode(true) as HTMLElement;
-            for (const s of copy.querySelectorAll('script')) s.remove();
-            for (const e of copy.querySelectorAll('[onclick]')) e.removeAttribute('onclick');
-            return `<!doctype html>${copy.outerHTML}`;
-          }),
-        );
+        files[`snapshots/${n}.html`] = new TextEncoder().encode(await snapshot());
         entry.screenshot = `screenshots/${n}.jpg`;
         entry.snapshot = `snapshots/${n}.html`;
+        entry.viewport = viewport;
       }
       steps.push(entry);
     };
     await step({ kind: 'command', name: 'navigateTo', params: { url: pageUrl } }, () => page.goto(pageUrl).then(() => undefined), true);
     await step({ kind: 'command', name: 'findElement', params: { using: 'css selector', value: '#go' } }, async () => (await page.$('#go')) && { 'element-6066-11e4-a52f-4f735a6f2f5a': 'go' }, false);
-    await step({ kind: 'command', name: 'elementClick', params: { id: 'go' } }, () => page.click('#go').then(() => page.waitForFunction(() => document.getElementById('out')!.textContent === 'clicked!')).then(() => undefined), true);
+    await step({ kind: 'command', name: 'elementClick', params: { id: 'go' } }, () => page.click('#go').then(() => page.waitForFunction(() => document.getElementById('out')!.textContent === 'clicked!')).then(() => undefined), true, '#go');
     await step({ kind: 'marker', name: 'marker:add', text: 'after the click' }, async () => undefined, false);
     await step({ kind: 'command', name: 'getTitle', params: {} }, () => page.title(), false);
     await step(
@@ -99,6 +132,7 @@ export async function makeFixtureTrace(browser: Browser, pages: PageServer, name
       false,
     );
     await step({ kind: 'event', name: 'test:failed', text: 'expected #missing to be there' }, async () => undefined, false);
+    await Promise.all(responses);
     await page.close();
     const endedAt = Date.now();
     const index = {
@@ -118,7 +152,10 @@ export async function makeFixtureTrace(browser: Browser, pages: PageServer, name
         result: 'failed',
         resultReason: 'expected #missing to be there',
         endReason: 'it was deleted',
+        engine: 'chromium',
+        window: { width: 800, height: 500 },
         capabilities: { browserName: 'chrome' },
+        answeredCapabilities: { browserName: 'chrome', browserVersion: await browser.version() },
       },
       steps,
       consoleCount: consoleEntries.length,
@@ -135,6 +172,8 @@ export async function makeFixtureTrace(browser: Browser, pages: PageServer, name
       steps: steps.map((s) => ({ name: s.name as string, kind: s.kind as string, startedAt: s.startedAt as number, durationMs: s.durationMs as number, ...(s.error ? { error: s.error as { code: string; message: string } } : {}) })),
       startedAt,
       consoleLine: 'the button was clicked',
+      pageError: 'fixture boom',
+      click: { box: (steps[2]!.action as { element: { box: FixtureTrace['click']['box'] } }).element.box, point: (steps[2]!.action as { point: FixtureTrace['click']['point'] }).point },
       pageUrl,
     };
   } finally {

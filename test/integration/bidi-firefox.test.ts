@@ -1,9 +1,14 @@
 // WebDriver BiDi on Firefox through the gateway: the native backend owns each Firefox process's
 // one BiDi session and multiplexes it. Sessions share the process, each sees only its own user
 // context; a client that drops leaks nothing, and the process serves the next session; the
-// classic commands of a session go over the same BiDi session as its client's.
+// classic commands of a session go over the same BiDi session as its client's. Sharing, a
+// session cannot reach another's requests, data or intercepts, nor install an extension; sessions
+// of different principals never share a Firefox.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { BidiSocket, eventuallyOpen, referenceBidi } from '../helpers/bidi.ts';
 import type { Session } from '../helpers/client.ts';
@@ -12,9 +17,12 @@ import { eventually, leftoverBrowsers, startPageServer, type PageServer } from '
 
 let gw: TestGateway;
 let pages: PageServer;
+/** Another principal, and an admin who sees every principal's pool keys (loopback without a token is `local`). */
+const TOKENS = { team: 'team-token-5c2e8a0f4b6d1397', ops: 'ops-token-8d1f3b5a7c9e0246' };
 
 before(async () => {
-  [gw, pages] = await Promise.all([startGateway(), startPageServer()]);
+  const config = { authTokens: [{ name: 'team', token: TOKENS.team }, { name: 'ops', token: TOKENS.ops, admin: true }] };
+  [gw, pages] = await Promise.all([startGateway([], { config }), startPageServer()]);
 });
 
 after(async () => {
@@ -221,6 +229,203 @@ describe('Firefox BiDi sessions, multiplexed', () => {
     }
   });
 });
+
+// A missing event would leave a story waiting: these fail after a bound instead (not a timing).
+describe('sharing a Firefox', () => {
+  test("sessions of different principals never share a Firefox (without Fission a content process holds several sessions' pages); one principal's sessions do", async () => {
+    const team = gw.client.withToken(TOKENS.team);
+    const ops = gw.client.withToken(TOKENS.ops);
+    const sessions = [await gw.client.newSession({ browserName: 'firefox' }), await gw.client.newSession({ browserName: 'firefox' }), await team.newSession({ browserName: 'firefox' })];
+    try {
+      const keys = ((await ops.ok('GET', '/status')).pool as { key: { engine?: string }; principal?: string; browsers: number; inUse: number }[]).filter((k) => k.key.engine === 'firefox');
+      assert.deepEqual(keys.map((k) => [k.principal, k.browsers, k.inUse]).sort(), [
+        ['local', 1, 2],
+        ['team', 1, 1],
+      ]);
+      // A principal that is no admin sees its own keys only.
+      assert.deepEqual(
+        (await firefoxPool()).map((k) => (k as { principal?: string }).principal),
+        ['local'],
+      );
+    } finally {
+      for (const s of sessions) await s.end();
+    }
+  });
+
+  test('a session sharing its Firefox cannot install an extension; one that asked for a browser of its own can', async () => {
+    const extension = await mkdtemp(join(tmpdir(), 'wdgate-test-extension-'));
+    const shared = await firefoxSession();
+    let own: Session | undefined;
+    try {
+      await writeFile(join(extension, 'manifest.json'), JSON.stringify({ manifest_version: 2, name: 'wdgate test', version: '1.0' }));
+      const refused = await shared.socket.command('webExtension.install', { extensionData: { type: 'path', path: extension } });
+      assert.equal(refused.error, 'unsupported operation');
+      assert.match(refused.message!, /shares its Firefox.*ownBrowser/);
+      // Uninstalling: it installed none, so none exists for it (as Firefox answers an unknown id).
+      assert.deepEqual(pick(await shared.socket.command('webExtension.uninstall', { extension: 'some@extension' })), { type: 'error', error: 'no such web extension' });
+      own = await gw.client.newSession({ browserName: 'firefox', webSocketUrl: true, 'wdgate:options': { ownBrowser: true } });
+      assert.equal(own.capabilities['wdgate:options'].ownBrowser, true);
+      const socket = await BidiSocket.open(own.capabilities.webSocketUrl);
+      try {
+        const { extension: id } = await socket.call('webExtension.install', { extensionData: { type: 'path', path: extension } });
+        assert.equal(typeof id, 'string');
+        await socket.call('webExtension.uninstall', { extension: id });
+      } finally {
+        socket.close();
+      }
+    } finally {
+      shared.socket.close();
+      await shared.s.end();
+      await own?.end();
+      await rm(extension, { recursive: true, force: true });
+    }
+  });
+
+  test("another session's requests, data, intercepts and preload scripts do not exist for it (answered as Firefox answers an id it never gave); its intercepts cover windows it opens later, and block nobody else's requests", { timeout: 120_000 }, async () => {
+    const [started, a, b] = await Promise.allSettled([referenceBidi('firefox'), firefoxSession(), firefoxSession()]);
+    try {
+      for (const made of [started, a, b]) if (made.status === 'rejected') throw made.reason;
+      const reference = (started as PromiseFulfilledResult<Awaited<ReturnType<typeof referenceBidi>>>).value;
+      const [ours, other] = [(a as PromiseFulfilledResult<{ s: Session; socket: BidiSocket }>).value, (b as PromiseFulfilledResult<{ s: Session; socket: BidiSocket }>).value];
+      const [ourWindow, otherWindow] = [await ours.s.get('/window'), await other.s.get('/window')];
+      // The other session listens for requests, keeps their responses (Firefox keeps a response
+      // only where its responseCompleted is listened for), intercepts a page of its own.
+      const [passes, held] = [pages.page('<p>passes</p>', 'passes'), pages.page('<p>held</p>', 'held')];
+      await other.socket.call('session.subscribe', { events: ['network.beforeRequestSent', 'network.responseCompleted'] });
+      const { collector } = await other.socket.call('network.addDataCollector', { dataTypes: ['response'], maxEncodedDataSize: 100_000 });
+      const { intercept } = await other.socket.call('network.addIntercept', { phases: ['beforeRequestSent'], urlPatterns: [{ type: 'string', pattern: held }] });
+      const { script } = await other.socket.call('script.addPreloadScript', { functionDeclaration: '() => {}' });
+      // An intercept of ours without contexts matches its page: its request is not held for us, and goes on.
+      await ours.socket.call('session.subscribe', { events: ['network.beforeRequestSent'] });
+      const { intercept: ourFirst } = await ours.socket.call('network.addIntercept', { phases: ['beforeRequestSent'], urlPatterns: [{ type: 'string', pattern: passes }] });
+      await other.socket.call('browsingContext.navigate', { context: otherWindow, url: passes, wait: 'complete' });
+      const passed = await other.socket.event('network.beforeRequestSent', (p) => p.request.url === passes);
+      assert.deepEqual([passed.params.isBlocked, passed.params.intercepts], [false, undefined]);
+      await ours.socket.call('network.removeIntercept', { intercept: ourFirst });
+      // Its own intercept holds its own request: blocked for it, while we try.
+      void other.socket.command('browsingContext.navigate', { context: otherWindow, url: held, wait: 'complete' });
+      const blocked = await other.socket.event('network.beforeRequestSent', (p) => p.request.url === held);
+      assert.deepEqual([blocked.params.isBlocked, blocked.params.intercepts], [true, [intercept]]);
+      const others = { request: blocked.params.request.request, data: passed.params.request.request, collector, intercept, script };
+      // Our story, and the same on a Firefox of its own (where those ids name nothing).
+      const [theirs, told] = await Promise.all([networkStory(reference.socket, reference.context, others), networkStory(ours.socket, ourWindow, others)]);
+      assert.deepEqual(told, theirs);
+      for (const expected of ['blocked in a later tab by its intercept', 'blocked in a popup by its intercept', 'network.continueRequest: no such request', 'network.getData: no such network data', 'network.removeIntercept: no such intercept']) {
+        assert.ok(told.some((t) => t.startsWith(expected)), `${expected}\n${told.join('\n')}`);
+      }
+      // Nothing we tried reached the other session: its request is still held for it, its data, intercept and script are there.
+      await other.socket.call('network.continueRequest', { request: others.request });
+      await other.socket.call('network.getData', { request: others.data, dataType: 'response', collector });
+      await other.socket.call('network.removeIntercept', { intercept });
+      await other.socket.call('script.removePreloadScript', { script });
+      assert.equal(await other.s.get('/title'), 'held');
+    } finally {
+      for (const made of [a, b]) {
+        if (made.status !== 'fulfilled') continue;
+        made.value.socket.close();
+        await made.value.s.end();
+      }
+      if (started.status === 'fulfilled') await started.value.close();
+    }
+  });
+
+  test('realm events reach the client as from a Firefox of its own: a closed tab\'s, a removed frame\'s, a sandbox\'s, a worker\'s', { timeout: 120_000 }, async () => {
+    const [started, made] = await Promise.allSettled([referenceBidi('firefox'), firefoxSession()]);
+    try {
+      if (started.status === 'rejected') throw started.reason;
+      if (made.status === 'rejected') throw made.reason;
+      const [theirs, ours] = await Promise.all([realmStory(started.value.socket), realmStory(made.value.socket)]);
+      assert.deepEqual(ours, theirs);
+    } finally {
+      if (made.status === 'fulfilled') {
+        made.value.socket.close();
+        await made.value.s.end();
+      }
+      if (started.status === 'fulfilled') await started.value.close();
+    }
+  });
+});
+
+/**
+ * One client's story with the network of its session, told the same way on any Firefox BiDi
+ * socket: an intercept without contexts holds its requests in a tab and a popup it opens later;
+ * commands naming `others` (another session's blocked request, collected response, collector,
+ * intercept and preload script) are answered.
+ */
+async function networkStory(socket: BidiSocket, first: string, others: { request: string; data: string; collector: string; intercept: string; script: string }): Promise<string[]> {
+  const told: string[] = [];
+  const answer = async (method: string, params: Record<string, unknown>) => {
+    const a = await socket.command(method, params);
+    told.push(`${method}: ${a.type === 'error' ? `${a.error} ${a.message}` : 'success'}`);
+  };
+  const [later, popup] = [pages.page('<p>later</p>', 'later'), pages.page('<p>popup</p>', 'popup')];
+  await socket.call('session.subscribe', { events: ['network.beforeRequestSent'] });
+  const { intercept } = await socket.call('network.addIntercept', { phases: ['beforeRequestSent'], urlPatterns: [{ type: 'string', pattern: later }, { type: 'string', pattern: popup }] });
+  const held = async (url: string, where: (context: string) => string) => {
+    const { params } = await socket.event('network.beforeRequestSent', (p) => p.request.url === url);
+    told.push(`blocked in ${where(params.context)} by ${params.isBlocked && params.intercepts.join() === intercept ? 'its intercept' : JSON.stringify(params.intercepts)}`);
+    await answer('network.continueRequest', { request: params.request.request });
+  };
+  const { context: tab } = await socket.call('browsingContext.create', { type: 'tab' });
+  const navigated = socket.call('browsingContext.navigate', { context: tab, url: later, wait: 'complete' });
+  await held(later, (c) => (c === tab ? 'a later tab' : c));
+  await navigated;
+  await socket.call('script.evaluate', { expression: `void window.open(${JSON.stringify(popup)})`, target: { context: tab }, awaitPromise: false, userActivation: true });
+  await held(popup, (c) => (c !== tab && c !== first ? 'a popup' : c));
+  await answer('network.continueRequest', { request: others.request });
+  await answer('network.continueResponse', { request: others.request });
+  await answer('network.continueWithAuth', { request: others.request, action: 'default' });
+  await answer('network.failRequest', { request: others.request });
+  await answer('network.provideResponse', { request: others.request });
+  await answer('network.getData', { request: others.data, dataType: 'response' });
+  const { collector } = await socket.call('network.addDataCollector', { dataTypes: ['response'], maxEncodedDataSize: 100_000 });
+  await answer('network.getData', { request: others.data, dataType: 'response' });
+  await answer('network.getData', { request: others.data, dataType: 'response', collector });
+  await answer('network.disownData', { request: others.data, dataType: 'response', collector });
+  await answer('network.getData', { request: others.data, dataType: 'response', collector: others.collector });
+  await answer('network.removeDataCollector', { collector: others.collector });
+  await answer('network.removeIntercept', { intercept: others.intercept });
+  await answer('script.removePreloadScript', { script: others.script });
+  return told;
+}
+
+/**
+ * Realm events of a tab, told the same way on any Firefox BiDi socket (realms as the step that
+ * made them): the tab's document with a frame, a sandbox in it and a worker of it; the frame
+ * removed; the tab navigated; the tab closed. Each step waits for the event it must bring.
+ */
+async function realmStory(socket: BidiSocket): Promise<string[]> {
+  const told: string[] = [];
+  await socket.call('session.subscribe', { events: ['script.realmCreated', 'script.realmDestroyed'] });
+  const destroyed = async (realm: string, what: string) => {
+    await socket.event('script.realmDestroyed', (p) => p.realm === realm);
+    told.push(`realmDestroyed: ${what}`);
+  };
+  const { context: tab } = await socket.call('browsingContext.create', { type: 'tab' });
+  await socket.call('browsingContext.navigate', { context: tab, url: pages.page(`<iframe src="${pages.page('<p>inner</p>')}"></iframe>`), wait: 'complete' });
+  const evaluate = async (target: Record<string, unknown>, expression = '1') => (await socket.call('script.evaluate', { expression, target, awaitPromise: true })).realm as string;
+  const document = await evaluate({ context: tab });
+  const { contexts } = await socket.call('browsingContext.getTree', { root: tab });
+  const frame = await evaluate({ context: contexts[0].children[0].context });
+  const sandbox = await evaluate({ context: tab, sandbox: 'story' });
+  await evaluate({ context: tab }, `new Promise((resolve) => { window.worker = new Worker(URL.createObjectURL(new Blob(['postMessage(1)']))); worker.onmessage = resolve; }).then(() => 1)`);
+  const { params: created } = await socket.event('script.realmCreated', (p) => p.type === 'dedicated-worker');
+  told.push(`realmCreated: a ${created.type} owned by ${created.owners.join() === document ? 'the document' : JSON.stringify(created.owners)}`);
+  const { realms } = await socket.call('script.getRealms', {});
+  told.push(`getRealms lists it: ${realms.some((r: { realm: string; owners?: string[] }) => r.realm === created.realm && r.owners?.join() === document)}`);
+  const inWorker = await socket.command('script.evaluate', { expression: '6 * 7', target: { realm: created.realm }, awaitPromise: false });
+  told.push(`script.evaluate in it: ${inWorker.type === 'error' ? inWorker.error : JSON.stringify(inWorker.result.result)}`);
+  await socket.call('script.evaluate', { expression: 'document.querySelector("iframe").remove()', target: { context: tab }, awaitPromise: false });
+  await destroyed(frame, "the removed frame's document");
+  await socket.call('browsingContext.navigate', { context: tab, url: pages.page('<p>next</p>'), wait: 'complete' });
+  await destroyed(document, 'the document navigated away from');
+  await destroyed(sandbox, 'its sandbox');
+  await destroyed(created.realm, 'its worker');
+  const next = await evaluate({ context: tab });
+  await socket.call('browsingContext.close', { context: tab });
+  await destroyed(next, "the closed tab's document");
+  return told;
+}
 
 /**
  * One client's story, told the same way on any Firefox BiDi socket (ids as #1, #2 in the order

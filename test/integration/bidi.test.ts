@@ -313,6 +313,29 @@ describe('webSocketUrl sessions', () => {
     }
   });
 
+  test("a client is told only its pages' realms, never the gateway's own, and a disowned handle is no such handle: as chromedriver (on Firefox: Firefox's own BiDi) answers, side by side", { timeout: 120_000 }, async () => {
+    const [started, made] = await Promise.allSettled([referenceBidi(FIREFOX ? 'firefox' : 'chromium'), bidiSession()]);
+    try {
+      if (started.status === 'rejected') throw started.reason;
+      if (made.status === 'rejected') throw made.reason;
+      const [reference, { s, socket }] = [started.value, made.value];
+      const back = async (on: BidiSocket, context: string) => {
+        // Through the gateway the classic Back (its own scripts watch the document on Firefox).
+        if (on === socket) await s.post('/back', {});
+        else await on.call('browsingContext.traverseHistory', { context, delta: -1 });
+      };
+      const [theirs, ours] = await Promise.all([realmStory(reference.socket, reference.context, back), realmStory(socket, await s.get('/window'), back)]);
+      assert.deepEqual(ours, theirs);
+      assert.ok(ours.includes('no such handle'), ours.join('\n'));
+    } finally {
+      if (made.status === 'fulfilled') {
+        made.value.socket.close();
+        await made.value.s.end();
+      }
+      if (started.status === 'fulfilled') await started.value.close();
+    }
+  });
+
   test('the upgrade passes the gate: a web page (Origin), an unknown or classic session, a second connection are refused', async () => {
     const { s, socket } = await bidiSession();
     const classic = await gw.client.newSession();
@@ -589,4 +612,37 @@ function newSessionWithHost(host: string, alwaysMatch: Record<string, unknown>):
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/**
+ * The realms a client is told of in its window, told the same way on any BiDi socket: through two
+ * pages and Back, a sandbox of its own; then a handle it disowned, and one that never was.
+ */
+async function realmStory(socket: BidiSocket, context: string, back: (socket: BidiSocket, context: string) => Promise<void>): Promise<string[]> {
+  const told: string[] = [];
+  const evaluate = (expression: string, target: Record<string, unknown> = { context }, resultOwnership = 'none') => socket.call('script.evaluate', { expression, target, awaitPromise: false, resultOwnership });
+  await socket.call('session.subscribe', { events: ['script.realmCreated'] });
+  await socket.call('browsingContext.navigate', { context, url: pages.page('<p>one</p>', 'one'), wait: 'complete' });
+  await socket.call('browsingContext.navigate', { context, url: pages.page('<p>two</p>', 'two'), wait: 'complete' });
+  await back(socket, context);
+  // (While the document changes an evaluation may fail: asked again.)
+  const title = async () => (await socket.command('script.evaluate', { expression: 'document.title', target: { context }, awaitPromise: false })).result?.result?.value;
+  await eventually(async () => (await title()) === 'one', 'Back did not reach the first page');
+  const { realm: sandbox } = await evaluate('1', { context, sandbox: 'story' });
+  await socket.event('script.realmCreated', (p) => p.realm === sandbox);
+  const sandboxes = (realms: { sandbox?: string; type: string }[]) => [...new Set(realms.map((r) => `${r.type} ${r.sandbox ?? '(main world)'}`))].sort().join(', ');
+  told.push(`realmCreated: ${sandboxes(socket.events.filter((e) => e.method === 'script.realmCreated' && e.params.context === context).map((e) => e.params))}`);
+  told.push(`getRealms: ${sandboxes((await socket.call('script.getRealms', { context })).realms)}`);
+  const { result } = await evaluate('({ a: 1 })', { context }, 'root');
+  const call = async (handle: string) => {
+    const answer = await socket.command('script.callFunction', { functionDeclaration: '(o) => o', arguments: [{ handle }], target: { context }, awaitPromise: false });
+    return answer.type === 'error' ? answer.error! : 'success';
+  };
+  told.push(await call(result.handle));
+  for (const handle of [result.handle, 'no-such-handle']) {
+    const disowned = await socket.command('script.disown', { handles: [handle], target: { context } });
+    told.push(`disown: ${disowned.type === 'error' ? disowned.error : 'success'}`);
+    told.push(await call(handle));
+  }
+  return told;
 }

@@ -1,6 +1,6 @@
 // The command line as users meet it: help, version, bad options, TLS, the default time zone, and
 // a headful session on a machine without a display.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,10 +9,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Builder } from 'selenium-webdriver';
-import { startGateway } from '../helpers/gateway.ts';
+import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { leftoverBrowsers } from '../helpers/pages.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/wdgate.js', import.meta.url));
+
+/**
+ * One gateway for the tests that need a plain running one (its start line, --default-time-zone):
+ * started by the first of them, stopped at the end with its browsers.
+ */
+let zonedGateway: Promise<TestGateway> | undefined;
+const zoned = () => (zonedGateway ??= startGateway(['--default-time-zone', 'Asia/Tokyo']));
+after(async () => {
+  const gw = await zonedGateway?.catch(() => undefined);
+  if (!gw) return;
+  const pid = gw.process.pid!;
+  await gw.stop();
+  assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
+});
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -50,12 +64,8 @@ test('unknown options and bad values exit with code 2 and a message', async () =
 });
 
 test('the start line names the address, the backends and the uWebSockets.js build', async () => {
-  const gw = await startGateway();
-  try {
-    assert.match(gw.output(), /listening on http:\/\/127\.0\.0\.1:\d+ backends=native,playwright,remote uWebSockets\.js=(native|fallback)/);
-  } finally {
-    await gw.stop();
-  }
+  const gw = await zoned();
+  assert.match(gw.output(), /listening on http:\/\/127\.0\.0\.1:\d+ backends=native,playwright,remote uWebSockets\.js=(native|fallback)/);
 });
 
 test('--certificate serves HTTPS', async () => {
@@ -68,7 +78,7 @@ test('--certificate serves HTTPS', async () => {
     ], { stdio: 'ignore' });
     // One PEM file holding the certificate and then the key, as --help documents.
     writeFileSync(pem, readFileSync(join(dir, 'cert.pem'), 'utf8') + readFileSync(join(dir, 'key.pem'), 'utf8'));
-    const gw = await startGateway(['--certificate', pem], { scheme: 'https' });
+    const gw = await startGateway(['--certificate', pem], { scheme: 'https', config: { pool: { minWarm: 0 } } }); // no session: nothing warm
     try {
       assert.match(gw.output(), /listening on https:/);
       const body = await new Promise<string>((resolve, reject) => {
@@ -169,17 +179,11 @@ test('a real client over HTTPS: selenium-webdriver drives a session through --ce
 });
 
 test('--default-time-zone applies to every session', async () => {
-  const gw = await startGateway(['--default-time-zone', 'Asia/Tokyo']);
-  const pid = gw.process.pid!;
-  try {
-    const s = await gw.client.newSession();
-    assert.equal(await s.execute('return Intl.DateTimeFormat().resolvedOptions().timeZone'), 'Asia/Tokyo');
-    assert.equal(await s.execute('return new Date(0).getTimezoneOffset()'), -540);
-    await s.end();
-  } finally {
-    await gw.stop();
-  }
-  assert.equal(await leftoverBrowsers(pid), 0);
+  const gw = await zoned();
+  const s = await gw.client.newSession();
+  assert.equal(await s.execute('return Intl.DateTimeFormat().resolvedOptions().timeZone'), 'Asia/Tokyo');
+  assert.equal(await s.execute('return new Date(0).getTimezoneOffset()'), -540);
+  await s.end();
 });
 
 test('a headful session without a display fails and says to use --headless', async () => {

@@ -2,7 +2,8 @@
 // sees it while sessions start, run and end: the login, a session with its URL and title, the
 // live view changing with the page, ending a session from the page, the queue's waiters, and no
 // sign of another principal's sessions (an admin sees them all); a session that ends links to
-// its history entry, and the History view lists ended sessions by name and result.
+// its history entry, and the History view lists ended sessions by name and result; the Tests view
+// groups named sessions into tests with their runs, verdicts and a build's summary.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,8 @@ import { after, before, test } from 'node:test';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import type { Client } from '../helpers/client.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
-import { leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';
+import { eventually, leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';
+import { VERDICTS } from '../../src/trace/runs/index.ts';
 
 const TOKENS = { ops: 'ops-token-3c5e7a9b1d2f4680', alice: 'alice-token-8e6c4a2f0d9b7531', bob: 'bob-token-1f3d5b7a9c8e6420' };
 
@@ -25,7 +27,8 @@ let bob: Client;
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'wdgate-dashboard-'));
   writeFileSync(join(dir, 'tokens'), `ops ${TOKENS.ops} 5 admin\nalice ${TOKENS.alice} 5\nbob ${TOKENS.bob} 5\n`);
-  [gw, pages] = await Promise.all([startGateway(['--auth-token-file', join(dir, 'tokens'), '--require-auth-on-loopback'], { config: { maxSessions: 2 } }), startPageServer()]);
+  // Sessions that ask for no trace are untraced here (the gateway's default is retain-on-failure).
+  [gw, pages] = await Promise.all([startGateway(['--auth-token-file', join(dir, 'tokens'), '--require-auth-on-loopback'], { config: { maxSessions: 2, trace: { mode: 'off' } } }), startPageServer()]);
   alice = gw.client.withToken(TOKENS.alice);
   bob = gw.client.withToken(TOKENS.bob);
   viewer = await puppeteer.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
@@ -206,5 +209,112 @@ test('a named session: its name and its long URL cut to fit 1400 px (whole on ho
   } finally {
     await page.browserContext().close();
     for (const s of [failing, passing, his]) await s.end().catch(() => {});
+  }
+});
+
+test("Tests: named sessions grouped into tests, each with its runs as marks (newest right; build, time and error on hover), its verdict and failures by error; a build's summary; the filters; a failed run compared with its last pass", async () => {
+  // "tv checkout" (se:name, traced on failure: its pass is kept to compare with) passes in b1, then
+  // its button says "Purchase" in b2 and the test fails; "tv cart" (wdgate:options.name) fails,
+  // then passes on a retry in b2: flaky.
+  const shop = pages.page('<h1>Shop</h1><button id="buy">Buy</button>', 'shop');
+  const checkout = async (build: string, label: string) => {
+    const s = await alice.newSession({ 'se:name': 'tv checkout', 'wdgate:options': { build, trace: 'retain-on-failure' } });
+    await s.navigate(shop);
+    await s.execute('document.getElementById("buy").textContent = arguments[0]', [label]);
+    const find = { using: 'xpath', value: '//button[text()="Buy"]' };
+    if (label === 'Buy') await s.post('/element', find);
+    else await s.fails('POST', '/element', find, 'no such element', 404);
+    await s.end(); // deleted right after a failure nothing recovered from: failed
+    return s.id;
+  };
+  const cart = async (result: string) => {
+    const s = await alice.newSession({ 'wdgate:options': { name: 'tv cart', build: 'b2' } });
+    await s.execute(`sauce:job-result=${result}`);
+    await s.end();
+    return s.id;
+  };
+  const good = await checkout('b1', 'Buy');
+  const bad = await checkout('b2', 'Purchase');
+  const cartIds = [await cart('failed'), await cart('passed')];
+  await eventually(async () => (await alice.ok('GET', '/wdgate/tests?name=tv%20')).tests.reduce((n: number, t: any) => n + t.runs.length, 0) === 4, 'the four runs were never listed', 30_000);
+
+  const page = await dashboardAs(TOKENS.alice);
+  try {
+    await page.click('#nav-tests');
+    await page.waitForSelector('#tests-page:not([hidden])');
+    // The verdict is chosen from the API's verdicts (no other value can be asked for).
+    assert.deepEqual(await page.$$eval('#test-filters select[name="verdict"] option', (os) => os.map((o) => (o as HTMLOptionElement).value)), ['', ...VERDICTS]);
+    // Alice's tests, never bob's.
+    await page.waitForFunction(() => document.querySelector('#tests tbody tr[data-test="tv cart"]') !== null);
+    assert.equal(await page.$('#tests tbody tr[data-test="bob private test"]'), null);
+    /** Resolves once the rows answer a query with these filters (the filters wait for typing to pause). */
+    const shown = (filters: Record<string, string>) =>
+      page.waitForFunction((want) => {
+        const query = new URLSearchParams(document.getElementById('tests')!.dataset.query ?? 'none=');
+        return Object.entries(want).every(([key, value]) => (query.get(key) ?? '') === value);
+      }, {}, filters);
+    await page.type('#test-filters input[name="name"]', 'tv ');
+    await shown({ name: 'tv', build: '', verdict: '' });
+    const rows = () =>
+      page.$$eval('#tests tbody tr', (trs) =>
+        trs.map((tr) => ({
+          test: tr.querySelector('.name')!.textContent,
+          verdict: tr.querySelector('.verdict')!.textContent,
+          marks: [...tr.querySelectorAll('a.mark')].map((a) => ({ result: a.className.replace('mark ', ''), href: a.getAttribute('href'), title: a.getAttribute('title') })),
+          failures: [...tr.querySelectorAll('.failure')].map((f) => f.textContent),
+        })),
+      );
+    const [checkoutRow, cartRow] = await rows();
+    // The most telling first: the new failure, then the flaky test.
+    assert.deepEqual([checkoutRow!.test, checkoutRow!.verdict, cartRow!.test, cartRow!.verdict], ['tv checkout', 'new failure', 'tv cart', 'flaky']);
+    // Newest right; each mark to its trace where one is kept, else to its History entry.
+    assert.deepEqual(checkoutRow!.marks.map((m) => [m.result, m.href]), [['passed', `/ui/trace?session=${good}`], ['failed', `/ui/trace?session=${bad}`]]);
+    assert.deepEqual(cartRow!.marks.map((m) => [m.result, m.href]), [['failed', `#history/${cartIds[0]}`], ['passed', `#history/${cartIds[1]}`]]);
+    assert.match(checkoutRow!.marks[1]!.title!, /^failed · build b2 · .+\nno such element in findElement: /);
+    assert.match(checkoutRow!.marks[0]!.title!, /^passed · build b1 · /);
+    assert.deepEqual(checkoutRow!.failures, ['no such element in findElement × 1 newest']);
+    assert.deepEqual(cartRow!.failures, ['failed (reported) × 1 newest']);
+    // The failed run against its last pass: the comparison's summary, and the viewer side by side.
+    assert.equal(await page.$('tr[data-test="tv cart"] button.compare'), null, 'no pass with a trace to compare with');
+    await page.click('tr[data-test="tv checkout"] button.compare');
+    await page.waitForSelector('tr[data-test="tv checkout"] .comparison .summary');
+    const said = await page.$eval('tr[data-test="tv checkout"] .comparison .summary', (e) => e.textContent!);
+    assert.match(said, /^first difference at step \d+: .*"Purchase" where the passed run showed "Buy"/);
+    assert.equal(await page.$eval('tr[data-test="tv checkout"] a.side-by-side', (a) => a.getAttribute('href')), `/ui/trace?session=${bad}&compare=${good}`);
+    // Drawn again (a reload, a session that ended), the list keeps the comparison open.
+    await page.$eval('tr[data-test="tv checkout"]', (tr) => ((tr as HTMLElement).dataset.drawn = 'before'));
+    await page.click('#tests-reload');
+    await page.waitForSelector('tr[data-test="tv checkout"]:not([data-drawn])');
+    assert.equal(await page.$eval('tr[data-test="tv checkout"] .comparison .summary', (e) => e.textContent!), said);
+
+    // A build chosen: its summary; the verdict filter narrows the tests, not the build's summary.
+    const summary = () => page.$$eval('#build-summary .stat', (stats) => Object.fromEntries(stats.map((s) => [(s as HTMLElement).dataset.stat, Number(s.querySelector('b')!.textContent)])));
+    await page.type('#test-filters input[name="build"]', 'b2');
+    await shown({ name: 'tv', build: 'b2', verdict: '' });
+    assert.deepEqual(await summary(), { tests: 2, passed: 1, failed: 1, flaky: 1, 'new-failures': 1 });
+    await page.select('#test-filters select[name="verdict"]', 'flaky');
+    await shown({ name: 'tv', build: 'b2', verdict: 'flaky' });
+    assert.deepEqual((await rows()).map((r) => r.test), ['tv cart']);
+    assert.deepEqual(await summary(), { tests: 2, passed: 1, failed: 1, flaky: 1, 'new-failures': 1 });
+    await page.select('#test-filters select[name="verdict"]', 'always failing');
+    await shown({ name: 'tv', build: 'b2', verdict: 'always failing' });
+    assert.equal(await page.$eval('#tests-message', (e) => (e as HTMLElement).hidden), false);
+    assert.match(await page.$eval('#tests-message', (e) => e.textContent!), /No test matches/);
+    // Build b1 alone: checkout as it was then (stable, one pass), no summary once the build is cleared.
+    await page.select('#test-filters select[name="verdict"]', '');
+    await page.$eval('#test-filters input[name="build"]', (input) => {
+      (input as HTMLInputElement).value = 'b1';
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await shown({ name: 'tv', build: 'b1', verdict: '' });
+    assert.deepEqual((await rows()).map((r) => [r.test, r.verdict, r.marks.length]), [['tv checkout', 'stable', 1]]);
+    await page.$eval('#test-filters input[name="build"]', (input) => {
+      (input as HTMLInputElement).value = '';
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await shown({ name: 'tv', build: '', verdict: '' });
+    assert.equal(await page.$eval('#build-summary', (e) => (e as HTMLElement).hidden), true);
+  } finally {
+    await page.browserContext().close();
   }
 });

@@ -119,7 +119,8 @@ after(async () => {
   for (const pid of members.flatMap((m) => m.pids)) assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived a gateway');
 });
 
-test('a fleet of two wdgates under one Grid: sessions spread over both; one upgraded mid-run without a failed session; one killed outright', async () => {
+// Longer than test/helpers/timeouts.ts's default: three JVMs, a drain notice and health checks (2-3 minutes on a busy machine).
+test('a fleet of two wdgates under one Grid: sessions spread over both; one upgraded mid-run without a failed session; one killed outright', { timeout: 10 * 60_000 }, async () => {
   const [a, b] = members as [Member, Member];
 
   // 1. Sixteen tests at once: the Grid spreads them over both gateways, eight each.

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { connect } from 'node:net';
-import { matchRoute, routes } from '../../src/server/routes.ts';
+import { matchRoute, routes } from '../../src/webdriver/routes.ts';
 import type { Session } from '../helpers/client.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';

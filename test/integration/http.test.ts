@@ -78,7 +78,8 @@ function assertStatus(reply: RawReply): void {
 before(async () => {
   configDir = await mkdtemp(join(tmpdir(), 'wdgate-http-test-'));
   const config = join(configDir, 'config.json');
-  await writeFile(config, JSON.stringify({ maxBodyBytes: MAX_BODY }));
+  // No test here makes a session: nothing warm (pool.minWarm 0), no browser launched for nothing.
+  await writeFile(config, JSON.stringify({ maxBodyBytes: MAX_BODY, pool: { minWarm: 0 } }));
   gw = await startGateway(['--config', config]);
 });
 
@@ -215,7 +216,7 @@ describe('security gate', () => {
 
   test('IPv6 loopback clients are served, on an IPv6 or dual-stack listener', async () => {
     for (const address of ['::1', '::']) {
-      const v6 = await startGateway(['--listen-address', address]);
+      const v6 = await startGateway(['--listen-address', address], { config: { pool: { minWarm: 0 } } });
       try {
         const reply = await new Promise<{ status: number; body: string }>((resolve, reject) => {
           const req = http.request({ host: '::1', family: 6, port: v6.port, path: '/status', headers: { host: `[::1]:${v6.port}` } }, (res) => {
@@ -240,7 +241,7 @@ describe('security gate', () => {
     const unavailable = await namespaceUnavailable();
     if (unavailable) return t.skip(unavailable);
     const ns = await createNamespace();
-    const open = await startGateway(['--listen-address', '0.0.0.0']);
+    const open = await startGateway(['--listen-address', '0.0.0.0'], { config: { pool: { minWarm: 0 } } });
     try {
       const outside = await ns.curl(`http://${ns.hostAddress}:${open.port}/status`);
       assert.equal(outside.status, 403);

@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Client, Session } from '../helpers/client.ts';
+import { Client, type Session } from '../helpers/client.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { eventually, leftoverBrowsers, ownedProcesses, startPageServer, type PageServer } from '../helpers/pages.ts';
 import { commandTour } from '../helpers/tour.ts';
@@ -133,6 +133,33 @@ describe('remote backend: sessions on upstream W3C servers', () => {
     assert.match(late.value.message, /it was deleted/);
     // The managed chromedriver ends once no session needs it (remote.idleTimeout), its browser with it.
     await eventually(async () => (await ownedProcesses(gw.process.pid!)).length === 0, 'the idle chromedriver did not end');
+  });
+
+  test('legacy clients on /wd/hub: a pass-through session is made and driven there, and the upstream gets its own paths', async () => {
+    const hub = new Client(`${gw.url}/wd/hub`, client.headers);
+    const s = await hub.newSession(REMOTE);
+    assert.deepEqual(s.capabilities['wdgate:options'], { backend: 'remote', upstream: 'chromedriver' });
+    await s.navigate(pages.page('<h1 id=t>through the hub path</h1>', 'hub path'));
+    assert.equal(await s.get('/title'), 'hub path');
+    const h1 = await s.find('#t');
+    assert.equal(await s.get(`/element/${h1}/text`), 'through the hub path');
+    assert.ok((await s.get('/screenshot')).startsWith('iVBOR'), 'a PNG comes back');
+    // The same session without the prefix: one session, whichever path names it.
+    assert.equal(await client.ok('GET', `/session/${s.id}/title`), 'hub path');
+    await s.delete('');
+    const late = await s.raw('GET', '/title');
+    assert.equal(late.status, 404);
+    assert.equal(late.value.error, 'invalid session id');
+
+    // What reaches the upstream has no /wd/hub (a W3C server need not know it).
+    const asked = fake.seen.length;
+    const f = await hub.newSession({ 'wdgate:options': { backend: 'remote', upstream: 'fake' } });
+    assert.equal(await f.get('/title'), 'fake title');
+    await f.delete('');
+    assert.deepEqual(
+      fake.seen.slice(asked).map((r) => `${r.method} ${r.path}`),
+      ['POST /session', 'GET /session/upstream-id-1/title', 'DELETE /session/upstream-id-1'],
+    );
   });
 
   test('WebKit through WebKitWebDriver (browserName "webkit"), one driver per session, ended with it', async () => {

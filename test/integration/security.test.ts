@@ -267,7 +267,8 @@ describe('new sessions per second, per principal', () => {
 describe('web pages cannot drive the gateway: Host, Origin and Content-Type', () => {
   let gw: TestGateway;
   before(async () => {
-    gw = await startGateway(['--allow-hosts', 'wdgate.example', '--allow-origins', 'https://ci.example:8443']);
+    // No session here: nothing warm (pool.minWarm 0).
+    gw = await startGateway(['--allow-hosts', 'wdgate.example', '--allow-origins', 'https://ci.example:8443'], { config: { pool: { minWarm: 0 } } });
   });
   after(() => stop(gw));
 

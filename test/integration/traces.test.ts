@@ -1,7 +1,8 @@
 // Session traces and history through the real gateway, real browsers and a real client: names
 // and results from the conventions clients use, what a trace holds (steps, screenshots, DOM
 // snapshots, console, HAR), what it never holds (a password typed), retain-on-failure, who sees
-// which session, a restart keeping the history, and traces of Firefox, pass-through and BiDi sessions.
+// which session, a restart keeping the history, transcript.md, and traces of Firefox, pass-through
+// and BiDi sessions.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -155,6 +156,32 @@ describe('traces and history', () => {
     assert.ok(bytes < 5 * 1024 * 1024);
   });
 
+  test("transcript.md: in the trace and at …/transcript, the failed session in Markdown naming the failed command, its error and the steps before it; the trace's metadata", async () => {
+    const res = await fetch(`${local.url}/wdgate/sessions/${failedId}/transcript`, { headers: local.headers });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'text/markdown; charset=utf-8');
+    const md = await res.text();
+    assert.match(md, /^# checkout buys the cart — failed\n/);
+    const failure = md.slice(md.indexOf('## Failure'), md.indexOf('## Steps'));
+    assert.match(failure, /Step \d+, \*\*findElement\*\*, failed: \*\*no such element\*\*/);
+    // The steps that led to it, each element named by the locator that found it: the password's Send Keys (its text hidden) and the click.
+    assert.match(failure, /\*\*elementSendKeys\*\* css selector "\*\[id="password"\]" \(found in step \d+\) value "\[redacted\]" — ok/);
+    assert.match(failure, /\*\*elementClick\*\* css selector "\*\[id="buy"\]" \(found in step \d+\) — ok/);
+    assert.equal(md.includes(PASSWORD), false);
+    assert.match(md, /- \*\*Final page:\*\* http:\/\/127\.0\.0\.1:\d+\/html\/\d+ — "Shop"/);
+    assert.match(md, /request failed \+[\d.]+ s: GET http:\/\/127\.0\.0\.1:\d+\/missing-price → 404/);
+    // The same text is in the trace, with what the viewer's Metadata tab shows.
+    const { index, files } = await traceOf(local, failedId);
+    assert.equal(text(files['transcript.md']), md);
+    assert.equal(index.session.engine, 'chromium');
+    assert.equal(index.session.endCause, 'deleted');
+    assert.equal(index.session.answeredCapabilities.browserVersion, index.session.browserVersion);
+    assert.ok(index.session.window.width > 0 && index.session.window.height > 0, JSON.stringify(index.session.window));
+    // Another format than wdgate's or Playwright's: said so.
+    await local.fails('GET', `/wdgate/sessions/${failedId}/trace?format=har`, undefined, 'invalid argument', 400);
+    await bob.fails('GET', `/wdgate/sessions/${failedId}/transcript`, undefined, 'invalid session id', 404);
+  });
+
   test('another principal does not see the session; its owner does', async () => {
     assert.equal((await bob.ok('GET', '/wdgate/sessions')).total, 0);
     await bob.fails('GET', `/wdgate/sessions/${failedId}`, undefined, 'invalid session id', 404);
@@ -178,8 +205,8 @@ describe('traces and history', () => {
     assert.ok(index.steps.some((x: any) => x.kind === 'event' && x.name === 'test:failed' && x.text === 'expected 3 items, saw 2'));
   });
 
-  test('retain-on-failure keeps the trace of a session that failed and drops that of one that passed', async () => {
-    const passing = await alice.newSession({ 'wdgate:options': { trace: 'retain-on-failure', name: 'passes' } });
+  test("retain-on-failure keeps the trace of a session that failed and drops that of one that passed; a named test's last pass is kept for comparison until the next replaces it", async () => {
+    const passing = await alice.newSession({ 'wdgate:options': { trace: 'retain-on-failure' } });
     await passing.navigate(pages.page('<p>fine</p>'));
     await passing.end();
     const failing = await alice.newSession({ 'wdgate:options': { trace: 'retain-on-failure', name: 'fails' } });
@@ -196,6 +223,18 @@ describe('traces and history', () => {
     assert.equal(index.session.result, 'failed');
     const metrics = await (await fetch(`${gw.url}/metrics`, { headers: alice.headers })).text();
     assert.match(metrics, /wdgate_traces_dropped_total\{reason="retain-on-failure"\} 1/);
+    // A named test's passing run keeps its trace as the one its next failure is compared with
+    // (issue 34); the next pass replaces it, and the older trace goes.
+    const first = await alice.newSession({ 'wdgate:options': { trace: 'retain-on-failure', name: 'passes' } });
+    await first.navigate(pages.page('<p>fine</p>'));
+    await first.end();
+    assert.equal((await ended(alice, first.id)).links.trace, `/wdgate/sessions/${first.id}/trace`);
+    const second = await alice.newSession({ 'wdgate:options': { trace: 'retain-on-failure', name: 'passes' } });
+    await second.navigate(pages.page('<p>fine again</p>'));
+    await second.end();
+    assert.equal((await ended(alice, second.id)).links.trace, `/wdgate/sessions/${second.id}/trace`);
+    await eventually(async () => (await alice.raw('GET', `/wdgate/sessions/${first.id}`)).value.links.trace === undefined, 'the older pass kept its trace');
+    await alice.fails('GET', `/wdgate/sessions/${first.id}/trace`, undefined, 'invalid session id');
   });
 
   test('a BiDi session is traced: its messages are steps', async () => {
@@ -226,7 +265,8 @@ test('a gateway restarted keeps its history', async () => {
   } finally {
     await first.stop();
   }
-  const second = await startGateway([], { historyDirectory: history });
+  // It serves the history only: nothing warm (pool.minWarm 0).
+  const second = await startGateway([], { historyDirectory: history, config: { pool: { minWarm: 0 } } });
   try {
     const listed = await second.client.ok('GET', '/wdgate/sessions?state=ended');
     assert.deepEqual(listed.sessions.map((s: any) => [s.id, s.name, s.result]), [[id!, 'survives a restart', 'passed']]);

@@ -19,16 +19,13 @@ let pages: PageServer;
 let s: Session;
 /** The gateway's --config tempDir: everything it makes lives here. */
 let tempDir: string;
-let configFile: string;
 
 async function startWithTempDir(): Promise<TestGateway> {
-  return startGateway(['--config', configFile]);
+  return startGateway([], { config: { tempDir } });
 }
 
 before(async () => {
   tempDir = mkdtempSync(join(tmpdir(), 'wdgate-upload-test-'));
-  configFile = join(tempDir, 'config.json');
-  writeFileSync(configFile, JSON.stringify({ tempDir }));
   [gw, pages] = await Promise.all([startWithTempDir(), startPageServer()]);
   s = await gw.client.newSession();
 });

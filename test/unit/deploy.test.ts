@@ -1,8 +1,10 @@
-// The deployment on paper (deploy/kubernetes/, Dockerfile) cannot run here (no Kubernetes, no
-// Docker engine), so it must not drift from the code: every probe path is a route the gate lets
-// a probe ask, every port the one the config listens on, the config a valid one, the grace
-// periods in the order the README explains, the metric the autoscaler reads one the gateway
-// exports, and the memory asked for what the benchmark measured.
+// The deployment on paper (deploy/kubernetes/) cannot run here (no Kubernetes), so it must not
+// drift from the code: every probe path is a route the gate lets a probe ask, every port the one
+// the config listens on, the config a valid one, the grace periods in the order the README
+// explains, the metrics the autoscaler reads ones the gateway exports on the port Prometheus is
+// told to scrape, the Grid's queue counted with the relay's slots, and the memory asked for what
+// the benchmark measured. (test/integration/deploy.test.ts runs the gateway as the pod does;
+// test/integration/image.test.ts builds and runs the Dockerfile.)
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
@@ -10,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { resolveConfig } from '../../src/config.ts';
 import { Metrics } from '../../src/ops/metrics.ts';
-import { matchRoute } from '../../src/server/routes.ts';
+import { matchRoute } from '../../src/webdriver/routes.ts';
 import { isProbe } from '../../src/server/security.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -36,9 +38,11 @@ const configMap = find('ConfigMap', 'wdgate-config').data;
 const config = resolveConfig(JSON.parse(configMap['config.json']));
 const relayToml: string = configMap['relay.toml'];
 const hubToml: string = find('ConfigMap', 'selenium-hub-config').data['hub.toml'];
-const pod = find('StatefulSet', 'wdgate').spec.template.spec;
+const deployment = find('Deployment', 'wdgate');
+const pod = deployment.spec.template.spec;
 const gateway = pod.containers.find((c: Doc) => c.name === 'wdgate');
 const node = pod.containers.find((c: Doc) => c.name === 'node');
+const deletionCost = pod.containers.find((c: Doc) => c.name === 'deletion-cost');
 
 /** A TOML setting's value (one line, `key = value`), as written. */
 function toml(text: string, key: string): string {
@@ -66,7 +70,7 @@ describe('deploy/kubernetes', () => {
     assert.notEqual(config.listenAddress, '127.0.0.1', 'the kubelet probes the pod address');
     assert.ok(config.headless);
     const ports = gateway.ports.map((p: Doc) => p.containerPort);
-    assert.deepEqual(ports, [config.port]);
+    assert.deepEqual(ports, [config.port, config.metricsPort]);
     assert.equal(argument(gateway.args, '--config'), `${gateway.volumeMounts.find((v: Doc) => v.name === 'config').mountPath}/config.json`);
   });
 
@@ -134,23 +138,78 @@ describe('deploy/kubernetes', () => {
     assert.ok(mebibytes(gateway.resources.limits.memory) > mebibytes(gateway.resources.requests.memory));
   });
 
-  test('the autoscaler reads metrics the gateway exports', async () => {
-    const { text } = await new Metrics({ sessionsActive: () => 0, sessionsQueued: () => 0, queuedByPrincipal: () => [], pool: () => [], bidiConnections: () => 0 }).scrape();
+  test('Prometheus is told to scrape the metrics port, which the network policy opens to the monitoring namespace alone', () => {
+    const annotations = deployment.spec.template.metadata.annotations;
+    assert.equal(annotations['prometheus.io/scrape'], 'true');
+    assert.equal(Number(annotations['prometheus.io/port']), config.metricsPort);
+    assert.equal(annotations['prometheus.io/path'], '/metrics');
+    assert.equal(matchRoute('GET', '/metrics').kind, 'found');
+    const policy = find('NetworkPolicy', 'wdgate').spec;
+    assert.deepEqual(policy.podSelector.matchLabels, deployment.spec.template.metadata.labels);
+    const opened = policy.ingress.map((rule: Doc) => ({ ports: rule.ports.map((p: Doc) => p.port), from: rule.from }));
+    const metricsRule = opened.find((r: Doc) => r.ports.includes(config.metricsPort));
+    assert.deepEqual(metricsRule.ports, [config.metricsPort]);
+    assert.deepEqual(metricsRule.from, [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }]);
+    // The hub reaches the relay node; nobody off the pod reaches the gateway's own port.
+    const nodePort = node.ports[0].containerPort;
+    assert.deepEqual(opened.find((r: Doc) => r.ports.includes(nodePort)).from, [{ podSelector: { matchLabels: find('Deployment', 'selenium-hub').spec.selector.matchLabels } }]);
+    assert.ok(!opened.some((r: Doc) => r.ports.includes(config.port)));
+  });
+
+  test('the autoscaler counts busy slots and sessions waiting, at the gateways (their metrics) and in the Grid (its queue), 8 to a gateway', async () => {
+    const { text } = await new Metrics({ sessionsActive: () => 0, slotsBusy: () => 0, sessionsQueued: () => 0, queuedByPrincipal: () => [], pool: () => [], bidiConnections: () => 0 }).scrape();
     const exported = new Set([...text.matchAll(/^# TYPE (\w+)/gm)].map((m) => m[1]));
-    const trigger = find('ScaledObject', 'wdgate').spec.triggers[0].metadata;
-    for (const name of trigger.query.match(/wdgate_\w+/g)) assert.ok(exported.has(name), `${name} is not exported`);
-    assert.ok(exported.has(trigger.metricName));
-    assert.equal(find('ScaledObject', 'wdgate').spec.scaleTargetRef.name, 'wdgate');
+    const scaled = find('ScaledObject', 'wdgate').spec;
+    assert.deepEqual(scaled.scaleTargetRef, { kind: 'Deployment', name: 'wdgate' });
+    const prometheus = scaled.triggers.find((t: Doc) => t.type === 'prometheus');
+    assert.deepEqual(prometheus.metadata.query.match(/wdgate_\w+/g), ['wdgate_slots_busy', 'wdgate_sessions_queued']);
+    for (const name of prometheus.metadata.query.match(/wdgate_\w+/g)) assert.ok(exported.has(name), `${name} is not exported`);
+    assert.equal(prometheus.metricType, 'AverageValue');
+    assert.equal(Number(prometheus.metadata.threshold), config.maxSessions);
+    // The Grid's queue: the hub's GraphQL at its Service, the relay's browser, the relay's slots.
+    const grid = scaled.triggers.find((t: Doc) => t.type === 'selenium-grid').metadata;
+    const hub = new URL(grid.url);
+    const hubService = find('Service', 'selenium-hub').spec;
+    assert.equal(hub.hostname, 'selenium-hub');
+    assert.ok(hubService.ports.some((p: Doc) => p.port === Number(hub.port) && p.name === 'http'));
+    assert.equal(hub.pathname, '/graphql');
+    const [slots, stereotype] = JSON.parse(toml(relayToml, 'configs'));
+    assert.equal(grid.browserName, JSON.parse(stereotype).browserName);
+    assert.equal(Number(grid.nodeMaxSessions), Number(slots));
+    // Scale-down one pod at a time, after a wave.
+    const scaleDown = scaled.advanced.horizontalPodAutoscalerConfig.behavior.scaleDown;
+    assert.ok(scaleDown.stabilizationWindowSeconds >= 60);
+    assert.deepEqual(scaleDown.policies, [{ type: 'Pods', value: 1, periodSeconds: 60 }]);
+  });
+
+  test("scale-down takes idle pods first: each pod's deletion cost is its sessions, patched by its own service account", () => {
+    // Only a ReplicaSet (a Deployment) reads pod-deletion-cost; a StatefulSet takes the highest ordinal.
+    assert.equal(deployment.kind, 'Deployment');
+    assert.equal(deletionCost.image, gateway.image);
+    const script = deletionCost.command.find((a: string) => a.endsWith('deletion-cost.mjs'));
+    assert.ok(existsSync(ROOT + script.replace('/opt/wdgate/', '')), `${script} is not in the repository`);
+    assertGatewayUrl(argument(deletionCost.command, '--url'));
+    const env = Object.fromEntries(deletionCost.env.map((e: Doc) => [e.name, e.valueFrom?.fieldRef?.fieldPath ?? e.value]));
+    assert.deepEqual(env, { POD_NAME: 'metadata.name', POD_NAMESPACE: 'metadata.namespace', NODE_EXTRA_CA_CERTS: '/var/run/secrets/kubernetes.io/serviceaccount/ca.crt' });
+    assert.equal(pod.serviceAccountName, find('ServiceAccount', 'wdgate').metadata.name);
+    const binding = find('RoleBinding', 'wdgate-deletion-cost');
+    assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: pod.serviceAccountName }]);
+    assert.deepEqual(find('Role', binding.roleRef.name).rules, [{ apiGroups: [''], resources: ['pods'], verbs: ['patch'] }]);
+    // A rolling update never has fewer pods than asked for (old ones drain while new ones serve).
+    assert.deepEqual(deployment.spec.strategy.rollingUpdate, { maxSurge: 1, maxUnavailable: 0 });
   });
 });
 
 describe('Dockerfile', () => {
   const dockerfile = readFileSync(`${ROOT}Dockerfile`, 'utf8');
 
-  test('Debian 12 with Node 20, the runtime packages only, a non-root user, wdgate --headless, a health check on /health', () => {
-    assert.match(dockerfile, /^FROM node:20-bookworm/m);
+  test('Debian 12 with Node 20 (the official image, by its full name), the runtime packages only, a non-root user by number, wdgate --headless, a health check on /health', () => {
+    assert.match(dockerfile, /^FROM docker\.io\/library\/node:20-bookworm-slim$/m);
     assert.match(dockerfile, /scripts\/setup\.sh --runtime/);
-    assert.match(dockerfile, /^USER wdgate$/m);
+    // runAsNonRoot (wdgate.yaml) can check a number only: a name makes the kubelet refuse the pod.
+    const user = /^USER (\S+)$/m.exec(dockerfile)?.[1];
+    assert.match(user ?? '', /^[1-9]\d*$/);
+    assert.equal(pod.securityContext.runAsNonRoot, true);
     assert.match(dockerfile, /^ENTRYPOINT \[.*"\/opt\/wdgate\/bin\/wdgate\.js", "--headless"\]$/m);
     const health = /^HEALTHCHECK .*(http:\/\/[^'"]+)/m.exec(dockerfile);
     assert.ok(health);

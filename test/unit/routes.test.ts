@@ -1,9 +1,9 @@
 // The route table against the W3C WebDriver endpoint list (spec §6.5), and the matcher.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { matchRoute, routes } from '../../src/server/routes.ts';
+import { matchRoute, routes, withoutBasePath } from '../../src/webdriver/routes.ts';
 
-// Spec §6.5 "Endpoints", written out independently of src/server/routes.ts.
+// Spec §6.5 "Endpoints", written out independently of src/webdriver/routes.ts.
 const SPEC_ENDPOINTS: [string, string, string][] = [
   ['POST', '/session', 'newSession'],
   ['DELETE', '/session/{session id}', 'deleteSession'],
@@ -98,11 +98,11 @@ describe('route table', () => {
     }
   });
 
-  test("the table holds the W3C endpoints plus Selenium file upload, managed downloads, session events, chromedriver's CDP command, the metrics, the health and readiness probes, the admin API, recordings and the history, each once", () => {
+  test("the table holds the W3C endpoints plus Selenium file upload, managed downloads, session events, chromedriver's CDP command, the metrics, the health and readiness probes, the admin API, recordings, the history and the tests across runs, each once", () => {
     const keys = routes.map((r) => `${r.method} ${r.path}`);
     assert.equal(new Set(keys).size, keys.length, 'a method and path appear twice');
     assert.equal(new Set(routes.map((r) => r.command)).size, routes.length, 'a command name appears twice');
-    assert.equal(routes.length, SPEC_ENDPOINTS.length + 6 + 8 + 2 + 5);
+    assert.equal(routes.length, SPEC_ENDPOINTS.length + 6 + 9 + 2 + 5 + 2);
     assert.deepEqual(
       routes.filter((r) => r.path.startsWith('/wdgate/sessions')).map((r) => `${r.method} ${r.path} ${r.command}`),
       [
@@ -110,10 +110,14 @@ describe('route table', () => {
         'GET /wdgate/sessions/{sessionId} getSessionEntry',
         'GET /wdgate/sessions/{sessionId}/trace getSessionTrace',
         'GET /wdgate/sessions/{sessionId}/har getSessionHar',
+        'GET /wdgate/sessions/{sessionId}/transcript getSessionTranscript',
         'GET /wdgate/sessions/{sessionId}/video getSessionVideo',
         'GET /wdgate/sessions/{sessionId}/log getSessionLog',
+        'GET /wdgate/sessions/{sessionId}/compare compareSession',
       ],
     );
+    const tests = matchRoute('GET', '/wdgate/tests');
+    assert.ok(tests.kind === 'found' && tests.route.command === 'listTests');
     const ready = matchRoute('GET', '/ready');
     assert.ok(ready.kind === 'found' && ready.route.command === 'ready');
     const event = matchRoute('POST', '/session/S/se/event');
@@ -185,6 +189,10 @@ describe('matchRoute', () => {
     assert.deepEqual(m.kind === 'found' && m.urlParams, { sessionId: 'S' });
     assert.ok(matchRoute('GET', '/wd/hub/status/').kind === 'found');
     assert.deepEqual(matchRoute('GET', '/wd/hubx/status'), { kind: 'unknown command' });
+    // The path a pass-through session's request is forwarded by (any command, even one not in the table).
+    assert.equal(withoutBasePath('/wd/hub/session/S/moz/context'), '/session/S/moz/context');
+    assert.equal(withoutBasePath('/wd/hubx/session/S'), '/wd/hubx/session/S');
+    assert.equal(withoutBasePath('/session/S/wd/hub/x'), '/session/S/wd/hub/x');
   });
 
   test('literal segments win, but a parameter with the same text still routes', () => {

@@ -6,16 +6,18 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sessionLabels, traceMode } from '../../src/trace/options.ts';
-import { scriptReports, sessionEventReports, ReportError } from '../../src/trace/reports.ts';
-import { SessionHistory } from '../../src/trace/session-history.ts';
-import { Redactor, REDACTED } from '../../src/trace/redact.ts';
+import { sessionLabels, traceMode } from '../../src/webdriver/session-options.ts';
+import { scriptReports, sessionEventReports, ReportError } from '../../src/webdriver/reports.ts';
+import { Outcome } from '../../src/webdriver/outcome.ts';
+import { Seam } from '../../src/webdriver/seam.ts';
+import type { PassThroughSession } from '../../src/webdriver/pass-through.ts';
+import { Redactor, REDACTED, redactAnswer, redactParams } from '../../src/webdriver/redact.ts';
 import { toHar } from '../../src/trace/har.ts';
 import { listQuery } from '../../src/trace/query.ts';
 import { HistoryStore } from '../../src/trace/store.ts';
 import { defaultHistoryDirectory } from '../../src/trace/index.ts';
 import { WebDriverError } from '../../src/webdriver/errors.ts';
-import { silentLogger } from '../../src/ops/log.ts';
+import { silentLogger } from '../../src/base/log.ts';
 import type { NetworkEntry } from '../../backends/backend.ts';
 
 const invalid = (fn: () => unknown) => assert.throws(fn, (e: unknown) => e instanceof WebDriverError && e.code === 'invalid argument');
@@ -65,38 +67,77 @@ test("cloud grids' script commands are reports, never scripts; ordinary scripts 
   }
 });
 
-function history(): SessionHistory {
-  return new SessionHistory({ id: 's', principal: 'p', backend: 'native', browserName: 'chrome', browserVersion: '1', capabilities: {} }, { tags: [] }, 'off', undefined);
-}
-
 test('the result rule: reported wins; a crash fails; deleted after an unrecovered failure fails, else passes; ended otherwise is unknown', () => {
-  const ok = history();
-  ok.command('command', 'navigateTo', 0, 1, undefined);
-  assert.deepEqual(ok.outcome('deleted', 'it was deleted').result, 'passed');
-  assert.deepEqual(ok.outcome('other', 'no command came for 300 s').result, 'unknown');
-  assert.deepEqual(ok.outcome('crashed', 'its browser went away').result, 'failed');
+  const ok = new Outcome();
+  ok.answered('navigateTo', undefined);
+  assert.deepEqual(ok.result('deleted', 'it was deleted').result, 'passed');
+  assert.deepEqual(ok.result('other', 'no command came for 300 s').result, 'unknown');
+  assert.deepEqual(ok.result('crashed', 'its browser went away').result, 'failed');
 
-  const failing = history();
-  failing.command('command', 'findElement', 0, 1, { code: 'no such element', message: 'no #login' });
+  const failing = new Outcome();
+  failing.answered('findElement', { code: 'no such element', message: 'no #login' });
   // A reporter's screenshot and page source after the failure are no recovery from it.
-  failing.command('command', 'takeScreenshot', 0, 1, undefined);
-  failing.command('command', 'getPageSource', 0, 1, undefined);
-  const out = failing.outcome('deleted', 'it was deleted');
+  failing.answered('takeScreenshot', undefined);
+  failing.answered('getPageSource', undefined);
+  const out = failing.result('deleted', 'it was deleted');
   assert.equal(out.result, 'failed');
   assert.match(out.reason, /findElement: no such element: no #login/);
   assert.equal(failing.errors, 1);
   assert.equal(failing.commands, 3);
 
-  const recovered = history();
-  recovered.command('command', 'findElement', 0, 1, { code: 'no such element', message: 'not yet' });
-  recovered.command('command', 'findElement', 0, 1, undefined);
-  assert.equal(recovered.outcome('deleted', '').result, 'passed');
+  const recovered = new Outcome();
+  recovered.answered('findElement', { code: 'no such element', message: 'not yet' });
+  recovered.answered('findElement', undefined);
+  assert.equal(recovered.result('deleted', '').result, 'passed');
 
-  const reported = history();
-  reported.command('command', 'findElement', 0, 1, { code: 'no such element', message: 'x' });
-  reported.report([{ kind: 'result', result: 'passed' }, { kind: 'name', name: 'renamed' }], 'se/event');
-  assert.equal(reported.outcome('deleted', '').result, 'passed');
-  assert.equal(reported.labels.name, 'renamed');
+  const reported = new Outcome();
+  reported.answered('findElement', { code: 'no such element', message: 'x' });
+  reported.report([{ kind: 'result', result: 'passed' }, { kind: 'name', name: 'renamed' }]);
+  assert.equal(reported.result('deleted', '').result, 'passed');
+});
+
+test("the seam: a reported name, build and tags become the session's; its result follows the reports", async () => {
+  const seam = new Seam();
+  const session = { id: 's', options: { labels: { tags: [] }, trace: undefined, recordVideo: false } } as unknown as PassThroughSession;
+  await seam.opened(session, { id: 's', principal: 'p', backend: 'remote', browserName: 'chrome', browserVersion: '1', capabilities: {} });
+  seam.answered({ kind: 'forwarded', name: 'findElement', session, startedAt: 0, durationMs: 1, error: { code: 'no such element', message: 'x' } });
+  seam.reported(session, [{ kind: 'result', result: 'passed' }, { kind: 'name', name: 'renamed' }, { kind: 'build', build: 'b7' }, { kind: 'tags', tags: ['smoke'] }], 'se/event');
+  assert.deepEqual(session.options.labels, { name: 'renamed', build: 'b7', tags: ['smoke'] });
+  assert.equal(seam.record(session)!.outcome.result('deleted', '').result, 'passed');
+});
+
+test('redaction at the seam: cookie values in every cookie command (names kept), credentials in answers and header lists, typed text', () => {
+  const r = new Redactor([]);
+  // Get All Cookies and Get Named Cookie answer cookies: each value hidden.
+  assert.deepEqual(redactAnswer(r, 'getAllCookies', [{ name: 'sid', value: 's3cr3t', httpOnly: true }, { name: 'theme', value: 'dark' }]), [
+    { name: 'sid', value: REDACTED, httpOnly: true },
+    { name: 'theme', value: REDACTED },
+  ]);
+  assert.deepEqual(redactAnswer(r, 'getNamedCookie', { name: 'sid', value: 's3cr3t' }), { name: 'sid', value: REDACTED });
+  // BiDi: storage.getCookies' answer and storage.setCookie's parameters (a value is {type, value}).
+  assert.deepEqual(redactAnswer(r, 'storage.getCookies', { cookies: [{ name: 'sid', value: { type: 'string', value: 's3cr3t' } }], partitionKey: {} }), {
+    cookies: [{ name: 'sid', value: REDACTED }],
+    partitionKey: {},
+  });
+  assert.deepEqual(redactParams(r, 'storage.setCookie', { cookie: { name: 'sid', value: { type: 'string', value: 's3cr3t' }, domain: 'x' } }, false), {
+    cookie: { name: 'sid', value: REDACTED, domain: 'x' },
+  });
+  // Credentials by member name in answers as in parameters; a header list's value by the header's name.
+  assert.deepEqual(redactAnswer(r, 'executeScript', { user: 'ann', password: 'hunter22', token: 't' }), { user: 'ann', password: REDACTED, token: REDACTED });
+  assert.deepEqual(redactParams(r, 'network.continueRequest', { headers: [{ name: 'Cookie', value: { type: 'string', value: 'sid=1' } }, { name: 'Accept', value: { type: 'string', value: '*/*' } }] }, false), {
+    headers: [{ name: 'Cookie', value: REDACTED }, { name: 'Accept', value: { type: 'string', value: '*/*' } }],
+  });
+  // Typed into a password field: Send Keys' text, and key actions' values (classic and BiDi).
+  assert.deepEqual(redactParams(r, 'elementSendKeys', { text: 'hunter22' }, true), { text: REDACTED });
+  assert.deepEqual(redactParams(r, 'elementSendKeys', { text: 'ann' }, false), { text: 'ann' });
+  const keys = { actions: [{ type: 'key', id: 'k', actions: [{ type: 'keyDown', value: 'h' }, { type: 'keyUp', value: 'h' }] }, { type: 'pointer', id: 'p', actions: [{ type: 'pause' }] }] };
+  for (const name of ['performActions', 'input.performActions']) {
+    assert.deepEqual(redactParams(r, name, keys, true), {
+      actions: [{ type: 'key', id: 'k', actions: [{ type: 'keyDown', value: REDACTED }, { type: 'keyUp', value: REDACTED }] }, { type: 'pointer', id: 'p', actions: [{ type: 'pause' }] }],
+    });
+  }
+  // A screenshot's answer is kept as its size only.
+  assert.equal(redactAnswer(r, 'takeScreenshot', 'A'.repeat(5000)), '[base64, 5000 characters]');
 });
 
 test('redaction: typed secrets everywhere (also percent-encoded), configured patterns, credentials by key, long values cut', () => {
@@ -108,8 +149,9 @@ test('redaction: typed secrets everywhere (also percent-encoded), configured pat
   assert.equal(r.text('/login?pw=p%40ss%20word%21'), `/login?pw=${REDACTED}`);
   assert.equal(r.text('key sk_live_abc123 used'), `key ${REDACTED} used`);
   assert.equal(r.text('ab stays'), 'ab stays');
+  // A cookie keeps its name (issue 30: names kept, values hidden).
   assert.deepEqual(r.value({ cookie: { name: 'sid', value: 'v' }, password: 'x', nested: [{ token: 't', keep: 'sk_live_zz' }] }), {
-    cookie: REDACTED,
+    cookie: { name: 'sid', value: REDACTED },
     password: REDACTED,
     nested: [{ token: REDACTED, keep: REDACTED }],
   });

@@ -18,7 +18,53 @@ export interface TraceSession {
   result?: string;
   resultReason?: string;
   endReason?: string;
+  /** deleted, crashed (its browser or upstream went away) or other. */
+  endCause?: string;
+  /** As asked (processed), and as New Session answered. */
   capabilities?: Record<string, unknown>;
+  answeredCapabilities?: Record<string, unknown>;
+  /** chromium, gecko or webkit, from the browser's name. */
+  engine?: string;
+  upstream?: string;
+  /** The window's outer size when the session ended. */
+  window?: { width: number; height: number };
+  commands?: number;
+  errors?: number;
+}
+
+/** CSS px of a window's viewport when a capture was taken, and how far its document was scrolled. */
+export interface Viewport {
+  width: number;
+  height: number;
+  scrollX?: number;
+  scrollY?: number;
+}
+
+/** A rectangle in CSS px from the viewport's top left. */
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** A capture of the page other than the step's own (after) one: before it ran, or as it acted. */
+export interface Capture {
+  snapshot?: string;
+  screenshot?: string;
+  viewport?: Viewport;
+}
+
+/** What a command addressed and where its pointer went down (docs/traces.md, "Before, action, after"). */
+export interface ActionCapture extends Capture {
+  element?: {
+    /** The snapshot's element carrying data-wdgate-target="<marker>". */
+    marker?: string;
+    /** Else its CSS selector in the snapshot's document. */
+    selector?: string;
+    box?: Box;
+  };
+  point?: { x: number; y: number };
 }
 
 export type StepKind = 'command' | 'bidi' | 'forwarded' | 'marker' | 'event';
@@ -33,6 +79,8 @@ export interface TraceStep {
   params?: unknown;
   result?: unknown;
   error?: { code: string; message: string };
+  /** The web element reference the command addressed (from its URL). */
+  element?: string;
   window?: string;
   url?: string;
   title?: string;
@@ -40,6 +88,11 @@ export interface TraceStep {
   snapshot?: string;
   /** Why a captured step has no picture of its own. */
   noScreenshot?: string;
+  /** The viewport of the step's own (after) capture. */
+  viewport?: Viewport;
+  captureError?: string;
+  before?: Capture;
+  action?: ActionCapture;
   text?: string;
 }
 
@@ -47,19 +100,36 @@ export interface ConsoleEntry {
   type: 'console' | 'pageerror';
   level: string;
   text: string;
+  stack?: string;
   window?: string;
   timestamp: number;
 }
 
-/** One request of the HAR, as the network tab lists it. */
+export interface Header {
+  name: string;
+  value: string;
+}
+
+/** One request of the HAR, as the network tab lists and details it. */
 export interface NetworkEntry {
   startedAt: number;
   durationMs: number;
   method: string;
   url: string;
   status: number;
+  statusText: string;
   type: string;
+  mimeType: string;
   size: number;
+  requestHeaders: Header[];
+  responseHeaders: Header[];
+  /** HAR timings (ms; -1: not known). */
+  timings: Record<string, number>;
+  /** The response's text, when the trace kept it (text responses up to a size). */
+  body?: string;
+  /** Why it failed (no response, or the browser's error). */
+  error?: string;
+  window?: string;
 }
 
 export interface Trace {
@@ -114,30 +184,49 @@ function parseJson(bytes: Uint8Array, name: string): unknown {
 }
 
 /** The few HAR 1.2 fields the network tab shows (http://www.softwareishard.com/blog/har-12-spec/). */
-interface Har {
+export interface Har {
   log?: {
     entries?: Array<{
       startedDateTime?: string;
       time?: number;
-      request?: { method?: string; url?: string };
-      response?: { status?: number; bodySize?: number; content?: { size?: number; mimeType?: string }; _transferSize?: number };
+      request?: { method?: string; url?: string; headers?: Header[] };
+      response?: { status?: number; statusText?: string; headers?: Header[]; bodySize?: number; content?: { size?: number; mimeType?: string; text?: string; encoding?: string }; _transferSize?: number; _error?: string };
+      timings?: Record<string, number>;
       _resourceType?: string;
+      _transferSize?: number;
+      _window?: string;
     }>;
   };
 }
 
-function networkEntries(har: Har | undefined): NetworkEntry[] {
+const headerList = (h: unknown): Header[] => (Array.isArray(h) ? h.filter((x): x is Header => typeof x?.name === 'string' && typeof x?.value === 'string') : []);
+
+/** The HAR's requests in time order (http://www.softwareishard.com/blog/har-12-spec/). */
+export function networkEntries(har: Har | undefined): NetworkEntry[] {
   const entries = Array.isArray(har?.log?.entries) ? har.log.entries : [];
   return entries
-    .map((e) => ({
-      startedAt: Date.parse(e.startedDateTime ?? ''),
-      durationMs: typeof e.time === 'number' ? e.time : 0,
-      method: e.request?.method ?? '',
-      url: e.request?.url ?? '',
-      status: e.response?.status ?? 0,
-      type: e._resourceType ?? e.response?.content?.mimeType?.split(';')[0] ?? '',
-      size: Math.max(e.response?._transferSize ?? -1, e.response?.bodySize ?? -1, e.response?.content?.size ?? -1),
-    }))
+    .map((e) => {
+      const content = e.response?.content;
+      const mimeType = content?.mimeType ?? '';
+      const error = e.response?._error ?? (e.response?.status ? undefined : 'no response');
+      return {
+        startedAt: Date.parse(e.startedDateTime ?? ''),
+        durationMs: typeof e.time === 'number' ? e.time : 0,
+        method: e.request?.method ?? '',
+        url: e.request?.url ?? '',
+        status: e.response?.status ?? 0,
+        statusText: e.response?.statusText ?? '',
+        type: e._resourceType ?? mimeType.split(';')[0] ?? '',
+        mimeType,
+        size: Math.max(e._transferSize ?? -1, e.response?._transferSize ?? -1, e.response?.bodySize ?? -1, content?.size ?? -1),
+        requestHeaders: headerList(e.request?.headers),
+        responseHeaders: headerList(e.response?.headers),
+        timings: e.timings && typeof e.timings === 'object' ? e.timings : {},
+        ...(typeof content?.text === 'string' && content.encoding !== 'base64' && { body: content.text }),
+        ...(error && { error }),
+        ...(typeof e._window === 'string' && { window: e._window }),
+      };
+    })
     .filter((e) => !Number.isNaN(e.startedAt))
     .sort((a, b) => a.startedAt - b.startedAt);
 }
@@ -170,19 +259,42 @@ export function latest(steps: TraceStep[], n: number, field: 'screenshot' | 'sna
   return undefined;
 }
 
+/** The W3C web element identifier (§12.1) under which an element reference comes. */
+const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf';
+
 /**
- * The picture a step shows: its own, or the latest before it — unless a later capture of the page
- * (a DOM snapshot taken after that picture) went without one: that picture would show an older
- * page, so there is none, and `missing` says why.
+ * What found each element the trace's steps got back, by its reference: `css selector "#buy"`, the
+ * locator of the Find Element(s) step whose answer holds it (the first). For the steps addressing
+ * it: a reader sees what was clicked, not an opaque id.
  */
-export function pictureOf(steps: TraceStep[], n: number): { path: string; from: number } | { missing: string; from: number } | undefined {
-  const shot = latest(steps, n, 'screenshot');
-  const snapshot = latest(steps, n, 'snapshot');
-  if (!snapshot || (shot && shot.from >= snapshot.from)) return shot;
-  const captured = steps.find((s) => s.n === snapshot.from)!;
-  // A trace from before pictures could be left out: the latest picture, as it always showed.
-  if (captured.noScreenshot === undefined) return shot;
-  return { missing: captured.noScreenshot, from: snapshot.from };
+export function locators(steps: readonly TraceStep[]): Map<string, { locator: string; n: number }> {
+  const found = new Map<string, { locator: string; n: number }>();
+  const pattern = new RegExp(`"${ELEMENT_KEY}":\\s*"([^"]+)"`, 'g');
+  for (const step of steps) {
+    const p = step.params as { using?: unknown; value?: unknown } | undefined;
+    if (typeof step.result !== 'string' || typeof p?.using !== 'string' || typeof p.value !== 'string') continue;
+    for (const m of step.result.matchAll(pattern)) if (!found.has(m[1]!)) found.set(m[1]!, { locator: `${p.using} "${p.value}"`, n: step.n });
+  }
+  return found;
+}
+
+/** The element a step addressed, as a reader names it: its locator (and the step that found it), else its reference. */
+export function elementTarget(step: TraceStep, found: Map<string, { locator: string; n: number }>): string | undefined {
+  if (!step.element) return undefined;
+  const by = found.get(step.element);
+  return by ? `${by.locator} (found in step ${by.n + 1})` : `element ${step.element.slice(0, 16)}`;
+}
+
+/** One line of a step's parameters, for the list: the URL, the text typed, the script. */
+export function paramsSummary(params: unknown): string {
+  if (params === undefined || params === null) return '';
+  if (typeof params !== 'object') return String(params);
+  const p = params as Record<string, unknown>;
+  for (const key of ['url', 'text', 'value', 'script', 'using', 'method']) {
+    if (typeof p[key] === 'string') return key === 'using' && typeof p.value === 'string' ? `${p.using} ${p.value}` : String(p[key]);
+  }
+  const json = JSON.stringify(params);
+  return json === '{}' ? '' : json;
 }
 
 /**

@@ -1,6 +1,7 @@
-// The W3C commands: name (as in src/server/routes.ts) → implementation, one file per spec
-// chapter. The whole table, with the operators' and the history's commands, is assembled by
-// the route table's owner (src/server/commands.ts).
+// The W3C commands: name (as in src/webdriver/routes.ts) → implementation, one file per spec
+// chapter. The whole table, with the operators' and the history's commands, is assembled where
+// the rooms are wired (src/app.ts).
+import type { CommandName } from '../routes.ts';
 import type { Command } from './types.ts';
 import * as session from './session.ts';
 import * as navigation from './navigation.ts';
@@ -17,7 +18,8 @@ import * as upload from './upload.ts';
 import * as downloads from './downloads.ts';
 import * as cdp from './cdp.ts';
 
-export const webdriverCommands: Record<string, Command> = {
+// Typed by the route table: an export whose name is no routed command does not compile.
+export const webdriverCommands = {
   ...session,
   ...navigation,
   ...contexts,
@@ -32,4 +34,4 @@ export const webdriverCommands: Record<string, Command> = {
   ...upload,
   ...downloads,
   ...cdp,
-} as Record<string, Command>;
+} satisfies Partial<Record<CommandName, Command>>;

@@ -1,21 +1,23 @@
-// Spec §13 "Document": Execute Script and Execute Async Script.
+// Spec §13 "Document": Execute Script and Execute Async Script; and the clients' reports of
+// their tests that come as scripts (cloud grids) or as Selenium Grid's session events.
 import { p } from '../params.ts';
 import { executeInPage } from '../page/index.ts';
 import { error } from '../errors.ts';
 import type { Session } from '../session.ts';
-import { ReportError, scriptReports } from '../../trace/index.ts';
+import type { Gateway } from '../gateway.ts';
+import { eventReports, ReportError, scriptReports, sessionEventAnswer } from '../reports.ts';
 import { sessionCommand } from './types.ts';
 
 const scriptParams = p.object({ script: p.string, args: p.array(p.any) });
 
 export const executeScript = sessionCommand({
   params: scriptParams,
-  handler: ({ session }, { script, args }) => reported(session, script) ?? executeInPage(session, script, args, false, session.timeouts.script),
+  handler: ({ gateway, session }, { script, args }) => reported(gateway, session, script) ?? executeInPage(session, script, args, false, session.timeouts.script),
 });
 
 export const executeAsyncScript = sessionCommand({
   params: scriptParams,
-  handler: ({ session }, { script, args }) => reported(session, script) ?? executeInPage(session, script, args, true, session.timeouts.script),
+  handler: ({ gateway, session }, { script, args }) => reported(gateway, session, script) ?? executeInPage(session, script, args, true, session.timeouts.script),
 });
 
 /**
@@ -23,7 +25,7 @@ export const executeAsyncScript = sessionCommand({
  * {...}`, `lambda-status=passed`): the history takes it, the page never runs it; null answers it.
  * Undefined for an ordinary script.
  */
-function reported(session: Session, script: string): Promise<null> | undefined {
+function reported(gateway: Gateway, session: Session, script: string): Promise<null> | undefined {
   let reports;
   try {
     reports = scriptReports(script);
@@ -32,6 +34,22 @@ function reported(session: Session, script: string): Promise<null> | undefined {
     throw e;
   }
   if (!reports) return undefined;
-  session.history?.report(reports, 'execute script');
+  gateway.seam.reported(session, reports, 'execute script');
   return Promise.resolve(null);
 }
+
+/** POST /session/{sessionId}/se/event: a Selenium Grid session event (test:failed, marker:add …), answered as Grid does. */
+export const sessionEvent = sessionCommand({
+  handlesUserPrompts: false, // nothing of the page is touched
+  handler({ gateway, session }, body: unknown) {
+    let reports;
+    try {
+      reports = eventReports(body);
+    } catch (e) {
+      if (e instanceof ReportError) throw error('invalid argument', e.message);
+      throw e;
+    }
+    gateway.seam.reported(session, reports, 'se/event');
+    return sessionEventAnswer(body);
+  },
+});

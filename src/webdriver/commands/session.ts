@@ -12,7 +12,7 @@ import {
   type PassThroughBackend,
   type UpstreamSpec,
 } from '../../../backends/backend.ts';
-import { LOCAL, type Principal } from '../../server/auth.ts';
+import { LOCAL, type Principal } from '../../base/principal.ts';
 import type { Ticket } from '../admission.ts';
 import { matchStandardCapabilities, processCapabilities, resolveTimeouts, type MatchResult, type TimeoutsConfiguration } from '../capabilities.ts';
 import { error, isErrorCode, WebDriverError } from '../errors.ts';
@@ -21,9 +21,9 @@ import { selectRoute, type ConfiguredRoute } from '../routing.ts';
 import { p, type Parser } from '../params.ts';
 import type { Gateway } from '../gateway.ts';
 import { Session, type PromptHandlerConfig } from '../session.ts';
+import type { SessionFacts } from '../seam.ts';
 import { globalCommand, sessionCommand } from './types.ts';
-import { sessionLabels, traceMode, type TraceMode } from '../../trace/index.ts';
-import type { SessionLabels } from '../../trace/options.ts';
+import { sessionOptions, type SessionOptions } from '../session-options.ts';
 
 const DEFAULT_PROMPT_BEHAVIOR = 'dismiss and notify';
 
@@ -37,8 +37,8 @@ export const newSession = globalCommand({
       const refused = gateway.newSessionsRefused();
       if (refused) throw error('session not created', refused);
       const { capabilities, matched } = processCapabilities(params, (caps) => matchBackends(gateway.backends, gateway.routes, caps, gateway.environment));
-      // Its name, build and tags, and whether it is traced (src/trace/): checked before anything starts.
-      const history = { labels: sessionLabels(capabilities), mode: traceMode(capabilities, gateway.history.trace.mode) };
+      // Its name, build and tags, whether it is traced or recorded: checked before anything starts.
+      const options = sessionOptions(capabilities);
       if (!gateway.newSessionRate.take(principal.name)) {
         throw error('session not created', `too many new sessions: ${principal.name} may ask for ${gateway.newSessionRate.rate} per second (newSessionsPerSecond)`);
       }
@@ -47,9 +47,8 @@ export const newSession = globalCommand({
       ticket = await gateway.admission.admit(principal, request.signal);
       const created =
         matched.backend.kind === 'driven'
-          ? await createSession(gateway, capabilities, matched as { backend: Backend; spec: LaunchSpec }, ticket, principal, unclaim, history, request.webSocketBase)
-          : await createPassThroughSession(gateway, matched as { backend: PassThroughBackend; spec: UpstreamSpec }, ticket, principal, unclaim, history, request.signal);
-      gateway.metrics.sessionsCreated.inc();
+          ? await createSession(gateway, capabilities, matched as { backend: Backend; spec: LaunchSpec }, ticket, principal, unclaim, options, request.webSocketBase)
+          : await createPassThroughSession(gateway, matched as { backend: PassThroughBackend; spec: UpstreamSpec }, ticket, principal, unclaim, options, request.signal);
       const caps = created.capabilities as Record<string, unknown>;
       gateway.log.info({
         event: 'session created',
@@ -63,7 +62,6 @@ export const newSession = globalCommand({
     } catch (e) {
       ticket?.release();
       unclaim?.();
-      gateway.metrics.sessionsFailed.inc();
       throw e;
     }
   },
@@ -76,23 +74,26 @@ async function createSession(
   ticket: Ticket,
   principal: Principal,
   unclaim: () => void,
-  history: { labels: SessionLabels; mode: TraceMode },
+  options: SessionOptions,
   webSocketBase = '',
 ) {
   const { backend } = matched;
   const downloadsEnabled = capabilities['se:downloadsEnabled'];
   if (downloadsEnabled !== undefined && typeof downloadsEnabled !== 'boolean') throw error('invalid argument', 'se:downloadsEnabled must be a boolean');
-  const recordVideo = (capabilities['wdgate:options'] as Record<string, unknown> | undefined)?.recordVideo;
-  if (recordVideo !== undefined && typeof recordVideo !== 'boolean') throw error('invalid argument', 'wdgate:options.recordVideo must be a boolean');
+  const { recordVideo } = options;
+  // wdgate:options.ownBrowser: a browser no other session shares, ended with the session.
+  const ownBrowser = (capabilities['wdgate:options'] as Record<string, unknown> | undefined)?.ownBrowser;
+  if (ownBrowser !== undefined && typeof ownBrowser !== 'boolean') throw error('invalid argument', 'wdgate:options.ownBrowser must be a boolean');
   // BiDi (webSocketUrl): unless the backend scopes its BiDi end to the session, the engine's
   // BiDi end sees its whole browser, so the session gets a browser of its own (a pool key of its
-  // own). A backend without BiDi answers no URL, and clients stay on classic WebDriver
-  // (WebdriverIO falls back when it gets none).
+  // own), as one that asked for it does. A backend without BiDi answers no URL, and clients stay
+  // on classic WebDriver (WebdriverIO falls back when it gets none).
   const bidi = capabilities.webSocketUrl === true && backend.bidi === true;
-  const spec = bidi && !matched.spec.bidiScoped ? { ...matched.spec, key: JSON.stringify({ ...JSON.parse(matched.spec.key), bidi: true }), ownBrowser: true } : matched.spec;
+  const ownKey = bidi && !matched.spec.bidiScoped ? { bidi: true } : ownBrowser === true ? { ownBrowser: true } : undefined;
+  const spec = ownKey ? { ...matched.spec, key: JSON.stringify({ ...JSON.parse(matched.spec.key), ...ownKey }), ownBrowser: true } : matched.spec;
   let lease;
   try {
-    lease = await gateway.pool.lease(backend, spec);
+    lease = await gateway.pool.lease(backend, spec, principal.name);
   } catch (e) {
     throw error('session not created', e instanceof Error ? e.message : String(e));
   }
@@ -111,6 +112,7 @@ async function createSession(
     pageLoadStrategy: (capabilities.pageLoadStrategy as PageLoadStrategy | undefined) ?? 'normal',
     strictFileInteractability: capabilities.strictFileInteractability === true,
     unhandledPromptBehavior: (capabilities.unhandledPromptBehavior as PromptHandlerConfig | undefined) ?? DEFAULT_PROMPT_BEHAVIOR,
+    options,
     log: gateway.log.child({ principal: principal.name }),
     owner: principal.name,
     release: async () => {
@@ -122,61 +124,54 @@ async function createSession(
   });
   session.ownBrowser = lease.ownBrowser;
   gateway.sessions.add(session);
-  await gateway.history.open(
-    session,
-    { id: session.id, principal: principal.name, backend: backend.name, browserName: browser.browserName, browserVersion: browser.browserVersion, capabilities },
-    history.labels,
-    history.mode,
-  );
   browser.onDisconnected(() => void gateway.sessions.end(session, 'its browser went away (it crashed or was killed)', 'crashed'));
   if (downloadsEnabled) await keepDownloads(gateway, session);
-  if (recordVideo) await record(gateway, session);
-  if (bidi) await openBidi(gateway, session, spec);
-  return {
-    sessionId: session.id,
-    capabilities: {
-      browserName: browser.browserName,
-      browserVersion: browser.browserVersion,
-      platformName: spec.endpoint.platformName,
-      acceptInsecureCerts: spec.acceptInsecureCerts,
-      pageLoadStrategy: session.pageLoadStrategy,
-      proxy: capabilities.proxy ?? {},
-      setWindowRect: spec.endpoint.setWindowRect,
-      strictFileInteractability: session.strictFileInteractability,
-      timeouts: session.timeouts,
-      unhandledPromptBehavior: session.unhandledPromptBehavior,
-      // The gateway's own address, as the client reached it (never one behind the gateway).
-      ...(bidi && { webSocketUrl: `${webSocketBase}/session/${session.id}` }),
-      // CDP (Selenium's createCDPConnection, Grid's CDP proxy): only with a browser of its own.
-      // se:forwardCdp: where a Selenium Grid node relaying to the gateway connects its own CDP
-      // proxy for the session (Grid otherwise looks for a debuggerAddress, which there is none of).
-      ...(session.ownBrowser &&
-        browser.openCdp && {
-          'se:cdp': `${webSocketBase}/session/${session.id}/se/cdp`,
-          'se:cdpVersion': browser.browserVersion,
-          'se:forwardCdp': `${webSocketBase}/session/${session.id}/se/cdp`,
-        }),
-      ...(downloadsEnabled !== undefined && { 'se:downloadsEnabled': downloadsEnabled }),
-      ...spec.vendorCapabilities,
-      ...(recordVideo && { 'wdgate:options': { ...(spec.vendorCapabilities['wdgate:options'] as object), recordVideo } }),
-    },
+  const answered = {
+    browserName: browser.browserName,
+    browserVersion: browser.browserVersion,
+    platformName: spec.endpoint.platformName,
+    acceptInsecureCerts: spec.acceptInsecureCerts,
+    pageLoadStrategy: session.pageLoadStrategy,
+    proxy: capabilities.proxy ?? {},
+    setWindowRect: spec.endpoint.setWindowRect,
+    strictFileInteractability: session.strictFileInteractability,
+    timeouts: session.timeouts,
+    unhandledPromptBehavior: session.unhandledPromptBehavior,
+    // The gateway's own address, as the client reached it (never one behind the gateway).
+    ...(bidi && { webSocketUrl: `${webSocketBase}/session/${session.id}` }),
+    // CDP (Selenium's createCDPConnection, Grid's CDP proxy): only with a browser of its own.
+    // se:forwardCdp: where a Selenium Grid node relaying to the gateway connects its own CDP
+    // proxy for the session (Grid otherwise looks for a debuggerAddress, which there is none of).
+    ...(session.ownBrowser &&
+      browser.openCdp && {
+        'se:cdp': `${webSocketBase}/session/${session.id}/se/cdp`,
+        'se:cdpVersion': browser.browserVersion,
+        'se:forwardCdp': `${webSocketBase}/session/${session.id}/se/cdp`,
+      }),
+    ...(downloadsEnabled !== undefined && { 'se:downloadsEnabled': downloadsEnabled }),
+    ...spec.vendorCapabilities,
+    ...((recordVideo || ownBrowser) && { 'wdgate:options': { ...(spec.vendorCapabilities['wdgate:options'] as object), ...(recordVideo && { recordVideo }), ...(ownBrowser && { ownBrowser }) } }),
   };
+  // Its observers (a trace watches the browser, a recording starts) before the client has it.
+  await opened(gateway, session, { id: session.id, principal: principal.name, backend: backend.name, browserName: browser.browserName, browserVersion: browser.browserVersion, capabilities, answered });
+  if (bidi) await openBidi(gateway, session, spec);
+  return { sessionId: session.id, capabilities: answered };
 }
 
-/** wdgate:options recordVideo: the session is recorded until it ends (src/ops/recordings.ts). */
-async function record(gateway: Gateway, session: Session): Promise<void> {
+/** The seam's observers learn of the session; one that cannot serve it (a recording that cannot start) fails New Session. */
+async function opened(gateway: Gateway, session: Session | PassThroughSession, facts: SessionFacts): Promise<void> {
   try {
-    session.finishers.push(await gateway.recordings.start(session));
+    await gateway.seam.opened(session, facts);
   } catch (e) {
-    await gateway.sessions.end(session, 'its recording could not be started');
-    throw error('session not created', `wdgate:options.recordVideo: ${(e as Error).message}`);
+    await gateway.sessions.end(session, `it could not be opened: ${(e as Error).message}`);
+    throw e instanceof WebDriverError ? e : error('session not created', (e as Error).message);
   }
 }
 
 /** The session's BiDi session in the engine, begun now so that its cost is New Session's. */
 async function openBidi(gateway: Gateway, session: Session, spec: LaunchSpec): Promise<void> {
   try {
-    session.attachBidi(await session.browser.openBidi!({ acceptInsecureCerts: spec.acceptInsecureCerts }));
+    session.attachBidi(await session.browser.openBidi!({ acceptInsecureCerts: spec.acceptInsecureCerts, ownBrowser: session.ownBrowser }));
   } catch (e) {
     await gateway.sessions.end(session, 'its BiDi session could not be started');
     throw error('session not created', `webSocketUrl: ${(e as Error).message}`);
@@ -207,7 +202,7 @@ async function createPassThroughSession(
   ticket: Ticket,
   principal: Principal,
   unclaim: () => void,
-  history: { labels: SessionLabels; mode: TraceMode },
+  options: SessionOptions,
   signal: AbortSignal | undefined,
 ) {
   let upstream;
@@ -227,28 +222,26 @@ async function createPassThroughSession(
     owner: principal.name,
     upstreamName: spec.upstream,
     upstream,
+    options,
     release: () => {
       ticket.release();
       unclaim();
     },
   });
   gateway.sessions.add(session);
-  await gateway.history.open(
-    session,
-    {
-      id: session.id,
-      principal: principal.name,
-      backend: backend.name,
-      upstream: spec.upstream,
-      browserName: session.browserName,
-      browserVersion: String(upstream.capabilities.browserVersion ?? ''),
-      capabilities: spec.capabilities,
-    },
-    history.labels,
-    history.mode,
-  );
+  const answered = { ...withoutUpstreamAddresses(upstream.capabilities), 'wdgate:options': { backend: backend.name, upstream: spec.upstream } };
+  await opened(gateway, session, {
+    id: session.id,
+    principal: principal.name,
+    backend: backend.name,
+    upstream: spec.upstream,
+    browserName: session.browserName,
+    browserVersion: String(upstream.capabilities.browserVersion ?? ''),
+    capabilities: spec.capabilities,
+    answered,
+  });
   upstream.onGone(() => void gateway.sessions.end(session, `its upstream ${spec.upstream} went away (the driver exited)`, 'crashed'));
-  return { sessionId: session.id, capabilities: { ...withoutUpstreamAddresses(upstream.capabilities), 'wdgate:options': { backend: backend.name, upstream: spec.upstream } } };
+  return { sessionId: session.id, capabilities: answered };
 }
 
 /** Capabilities that hold an address of the upstream's own, which clients must never get. */
@@ -333,8 +326,9 @@ export const status = globalCommand({
           createdAt: new Date(session.createdAt).toISOString(),
         })),
       },
-      // Per launch key: browsers, contexts leased and prepared, contexts being prepared.
-      pool: gateway.pool.stats(),
+      // Per launch key: browsers, contexts leased and prepared, contexts being prepared (a key
+      // of one principal's browsers: its own, or every one's for an admin).
+      pool: gateway.pool.statsFor(principal),
       bidi: { connections: gateway.sessions.bidiConnections() },
     };
   },

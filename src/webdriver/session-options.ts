@@ -1,7 +1,7 @@
 // What a New Session asks of traces and history: the session's name (Selenium Grid's `se:name`,
 // or `wdgate:options.name`), its build and tags, and whether to trace it
 // (`wdgate:options.trace`). Pure: checked once, at New Session, as `invalid argument`.
-import { error } from '../webdriver/errors.ts';
+import { error } from './errors.ts';
 
 export const TRACE_MODES = ['on', 'retain-on-failure', 'off'] as const;
 export type TraceMode = (typeof TRACE_MODES)[number];
@@ -51,4 +51,22 @@ export function traceMode(caps: Record<string, unknown>, fallback: TraceMode): T
   if (value === false) return 'off';
   if (!(TRACE_MODES as readonly unknown[]).includes(value)) throw error('invalid argument', `wdgate:options.trace must be one of ${TRACE_MODES.map((m) => `"${m}"`).join(', ')}`);
   return value as TraceMode;
+}
+
+/** What a session asked of the gateway's own features, beside the W3C capabilities. */
+export interface SessionOptions {
+  /** Its name, build and tags (the client may report others while it runs). */
+  labels: SessionLabels;
+  /** `wdgate:options.trace` as asked; undefined: the gateway's default. */
+  trace: TraceMode | undefined;
+  /** `wdgate:options.recordVideo`. */
+  recordVideo: boolean;
+}
+
+/** `wdgate:options` and Grid's `se:` labels, checked at New Session (invalid argument). */
+export function sessionOptions(caps: Record<string, unknown>): SessionOptions {
+  const recordVideo = options(caps).recordVideo;
+  if (recordVideo !== undefined && typeof recordVideo !== 'boolean') throw error('invalid argument', 'wdgate:options.recordVideo must be a boolean');
+  const asked = options(caps).trace;
+  return { labels: sessionLabels(caps), trace: asked === undefined || asked === null ? undefined : traceMode(caps, 'off'), recordVideo: recordVideo === true };
 }

@@ -150,3 +150,45 @@ function browserStackReports(json: string): ClientReport[] {
       return [];
   }
 }
+
+/**
+ * A request of a pass-through session that is a report (se/event; a cloud grid's command sent as
+ * a script): what it reports and the answer to give, or undefined for a request to forward. A
+ * malformed report is a ReportError (invalid argument).
+ */
+export function forwardedReports(method: string, rest: string, body: Buffer): { reports: ClientReport[]; via: string; value: unknown } | undefined {
+  if (method !== 'POST') return undefined;
+  const json = () => {
+    try {
+      return JSON.parse(body.toString()) as unknown;
+    } catch (e) {
+      throw new ReportError(`request body is not valid JSON: ${(e as Error).message}`);
+    }
+  };
+  if (rest === '/se/event') {
+    const event = json();
+    return { reports: eventReports(event), via: 'se/event', value: sessionEventAnswer(event) };
+  }
+  if (rest !== '/execute/sync' && rest !== '/execute/async') return undefined;
+  // Most scripts are ordinary: the body is parsed only when it may be a report.
+  if (!body.includes('sauce:') && !body.includes('lambda-') && !body.includes('browserstack_executor')) return undefined;
+  const script = (json() as { script?: unknown } | null)?.script;
+  if (typeof script !== 'string') return undefined;
+  const reports = scriptReports(script);
+  return reports && { reports, via: 'execute script', value: null };
+}
+
+/** Selenium Grid's answer to a session event (after sessionEventReports accepted it). */
+export function sessionEventAnswer(body: unknown): { success: true; eventType: string } {
+  return { success: true, eventType: (body as { eventType: string }).eventType };
+}
+
+/** sessionEventReports, its refusals saying that they are about se/event. */
+export function eventReports(body: unknown): ClientReport[] {
+  try {
+    return sessionEventReports(body);
+  } catch (e) {
+    if (e instanceof ReportError) throw new ReportError(`se/event: ${e.message}`);
+    throw e;
+  }
+}

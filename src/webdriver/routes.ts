@@ -1,10 +1,25 @@
-// THE route table of W3C WebDriver classic (spec §6.5 "Endpoints"), as data. The router, the
-// `unknown command` / `unknown method` answers and the README's endpoint list all come from it.
-// A command named here without a handler answers `unsupported operation`.
+// THE route table of W3C WebDriver classic (spec §6.5 "Endpoints"), as data, with what the rest
+// of the gateway needs to know of each command. The router, the `unknown command` / `unknown
+// method` answers and the README's endpoint list all come from it; a command named here without a
+// handler answers `unsupported operation`. Command names are a type: a misspelt one in a table of
+// handlers or of facts does not compile.
 
 export type Method = 'GET' | 'POST' | 'DELETE';
 
-export interface Route {
+/** What other rooms need to know of a command, kept with its route. */
+export interface CommandFacts {
+  /** A command of this table (not a BiDi method or a request no route names). */
+  known?: true;
+  /** The page may show something else afterwards (navigation, input, script, windows, frames, prompts): a trace captures it. */
+  changesPage?: true;
+  /**
+   * A look around, as a client sends after a failure (a reporter's screenshot, the page source,
+   * the URL): its success is no recovery from the failure (the session's result).
+   */
+  looksAround?: true;
+}
+
+export interface Route extends CommandFacts {
   method: Method;
   path: string; // template: `{name}` segments are URL parameters
   command: string; // the spec's command name, camel-cased
@@ -13,10 +28,10 @@ export interface Route {
 const S = '/session/{sessionId}';
 const E = `${S}/element/{elementId}`;
 
-export const routes: readonly Route[] = [
+export const routes = [
   { method: 'POST', path: '/session', command: 'newSession' },
-  { method: 'DELETE', path: S, command: 'deleteSession' },
-  { method: 'GET', path: '/status', command: 'status' },
+  { method: 'DELETE', path: S, command: 'deleteSession', looksAround: true },
+  { method: 'GET', path: '/status', command: 'status', looksAround: true },
   // Not W3C: Prometheus metrics, the liveness and readiness probes and the admin API for operators (src/ops/).
   { method: 'GET', path: '/metrics', command: 'metrics' },
   { method: 'GET', path: '/health', command: 'health' },
@@ -32,28 +47,32 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/wdgate/sessions/{sessionId}', command: 'getSessionEntry' },
   { method: 'GET', path: '/wdgate/sessions/{sessionId}/trace', command: 'getSessionTrace' },
   { method: 'GET', path: '/wdgate/sessions/{sessionId}/har', command: 'getSessionHar' },
+  { method: 'GET', path: '/wdgate/sessions/{sessionId}/transcript', command: 'getSessionTranscript' },
   { method: 'GET', path: '/wdgate/sessions/{sessionId}/video', command: 'getSessionVideo' },
   { method: 'GET', path: '/wdgate/sessions/{sessionId}/log', command: 'getSessionLog' },
-  { method: 'GET', path: `${S}/timeouts`, command: 'getTimeouts' },
+  // Across runs: tests by name, their verdicts, a failure against the last pass (src/trace/runs/).
+  { method: 'GET', path: '/wdgate/sessions/{sessionId}/compare', command: 'compareSession' },
+  { method: 'GET', path: '/wdgate/tests', command: 'listTests' },
+  { method: 'GET', path: `${S}/timeouts`, command: 'getTimeouts', looksAround: true },
   { method: 'POST', path: `${S}/timeouts`, command: 'setTimeouts' },
-  { method: 'POST', path: `${S}/url`, command: 'navigateTo' },
-  { method: 'GET', path: `${S}/url`, command: 'getCurrentUrl' },
-  { method: 'POST', path: `${S}/back`, command: 'back' },
-  { method: 'POST', path: `${S}/forward`, command: 'forward' },
-  { method: 'POST', path: `${S}/refresh`, command: 'refresh' },
-  { method: 'GET', path: `${S}/title`, command: 'getTitle' },
-  { method: 'GET', path: `${S}/window`, command: 'getWindowHandle' },
-  { method: 'DELETE', path: `${S}/window`, command: 'closeWindow' },
-  { method: 'POST', path: `${S}/window`, command: 'switchToWindow' },
-  { method: 'GET', path: `${S}/window/handles`, command: 'getWindowHandles' },
-  { method: 'POST', path: `${S}/window/new`, command: 'newWindow' },
-  { method: 'POST', path: `${S}/frame`, command: 'switchToFrame' },
-  { method: 'POST', path: `${S}/frame/parent`, command: 'switchToParentFrame' },
-  { method: 'GET', path: `${S}/window/rect`, command: 'getWindowRect' },
-  { method: 'POST', path: `${S}/window/rect`, command: 'setWindowRect' },
-  { method: 'POST', path: `${S}/window/maximize`, command: 'maximizeWindow' },
-  { method: 'POST', path: `${S}/window/minimize`, command: 'minimizeWindow' },
-  { method: 'POST', path: `${S}/window/fullscreen`, command: 'fullscreenWindow' },
+  { method: 'POST', path: `${S}/url`, command: 'navigateTo', changesPage: true },
+  { method: 'GET', path: `${S}/url`, command: 'getCurrentUrl', looksAround: true },
+  { method: 'POST', path: `${S}/back`, command: 'back', changesPage: true },
+  { method: 'POST', path: `${S}/forward`, command: 'forward', changesPage: true },
+  { method: 'POST', path: `${S}/refresh`, command: 'refresh', changesPage: true },
+  { method: 'GET', path: `${S}/title`, command: 'getTitle', looksAround: true },
+  { method: 'GET', path: `${S}/window`, command: 'getWindowHandle', looksAround: true },
+  { method: 'DELETE', path: `${S}/window`, command: 'closeWindow', changesPage: true },
+  { method: 'POST', path: `${S}/window`, command: 'switchToWindow', changesPage: true },
+  { method: 'GET', path: `${S}/window/handles`, command: 'getWindowHandles', looksAround: true },
+  { method: 'POST', path: `${S}/window/new`, command: 'newWindow', changesPage: true },
+  { method: 'POST', path: `${S}/frame`, command: 'switchToFrame', changesPage: true },
+  { method: 'POST', path: `${S}/frame/parent`, command: 'switchToParentFrame', changesPage: true },
+  { method: 'GET', path: `${S}/window/rect`, command: 'getWindowRect', looksAround: true },
+  { method: 'POST', path: `${S}/window/rect`, command: 'setWindowRect', changesPage: true },
+  { method: 'POST', path: `${S}/window/maximize`, command: 'maximizeWindow', changesPage: true },
+  { method: 'POST', path: `${S}/window/minimize`, command: 'minimizeWindow', changesPage: true },
+  { method: 'POST', path: `${S}/window/fullscreen`, command: 'fullscreenWindow', changesPage: true },
   { method: 'GET', path: `${S}/element/active`, command: 'getActiveElement' },
   { method: 'GET', path: `${E}/shadow`, command: 'getElementShadowRoot' },
   { method: 'POST', path: `${S}/element`, command: 'findElement' },
@@ -72,37 +91,50 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: `${E}/enabled`, command: 'isElementEnabled' },
   { method: 'GET', path: `${E}/computedrole`, command: 'getComputedRole' },
   { method: 'GET', path: `${E}/computedlabel`, command: 'getComputedLabel' },
-  { method: 'POST', path: `${E}/click`, command: 'elementClick' },
-  { method: 'POST', path: `${E}/clear`, command: 'elementClear' },
-  { method: 'POST', path: `${E}/value`, command: 'elementSendKeys' },
-  { method: 'GET', path: `${S}/source`, command: 'getPageSource' },
-  { method: 'POST', path: `${S}/execute/sync`, command: 'executeScript' },
-  { method: 'POST', path: `${S}/execute/async`, command: 'executeAsyncScript' },
-  { method: 'GET', path: `${S}/cookie`, command: 'getAllCookies' },
+  { method: 'POST', path: `${E}/click`, command: 'elementClick', changesPage: true },
+  { method: 'POST', path: `${E}/clear`, command: 'elementClear', changesPage: true },
+  { method: 'POST', path: `${E}/value`, command: 'elementSendKeys', changesPage: true },
+  { method: 'GET', path: `${S}/source`, command: 'getPageSource', looksAround: true },
+  { method: 'POST', path: `${S}/execute/sync`, command: 'executeScript', changesPage: true },
+  { method: 'POST', path: `${S}/execute/async`, command: 'executeAsyncScript', changesPage: true },
+  { method: 'GET', path: `${S}/cookie`, command: 'getAllCookies', looksAround: true },
   { method: 'GET', path: `${S}/cookie/{name}`, command: 'getNamedCookie' },
   { method: 'POST', path: `${S}/cookie`, command: 'addCookie' },
   { method: 'DELETE', path: `${S}/cookie/{name}`, command: 'deleteCookie' },
   { method: 'DELETE', path: `${S}/cookie`, command: 'deleteAllCookies' },
-  { method: 'POST', path: `${S}/actions`, command: 'performActions' },
-  { method: 'DELETE', path: `${S}/actions`, command: 'releaseActions' },
-  { method: 'POST', path: `${S}/alert/dismiss`, command: 'dismissAlert' },
-  { method: 'POST', path: `${S}/alert/accept`, command: 'acceptAlert' },
-  { method: 'GET', path: `${S}/alert/text`, command: 'getAlertText' },
-  { method: 'POST', path: `${S}/alert/text`, command: 'sendAlertText' },
-  { method: 'GET', path: `${S}/screenshot`, command: 'takeScreenshot' },
-  { method: 'GET', path: `${E}/screenshot`, command: 'takeElementScreenshot' },
+  { method: 'POST', path: `${S}/actions`, command: 'performActions', changesPage: true },
+  { method: 'DELETE', path: `${S}/actions`, command: 'releaseActions', changesPage: true },
+  { method: 'POST', path: `${S}/alert/dismiss`, command: 'dismissAlert', changesPage: true },
+  { method: 'POST', path: `${S}/alert/accept`, command: 'acceptAlert', changesPage: true },
+  { method: 'GET', path: `${S}/alert/text`, command: 'getAlertText', looksAround: true },
+  { method: 'POST', path: `${S}/alert/text`, command: 'sendAlertText', changesPage: true },
+  { method: 'GET', path: `${S}/screenshot`, command: 'takeScreenshot', looksAround: true },
+  { method: 'GET', path: `${E}/screenshot`, command: 'takeElementScreenshot', looksAround: true },
   { method: 'POST', path: `${S}/print`, command: 'printPage' },
   // Selenium Grid's remote file upload (not W3C; Python Selenium uses it for every file input).
   { method: 'POST', path: `${S}/se/file`, command: 'uploadFile' },
   // Selenium Grid's managed downloads (se:downloadsEnabled).
-  { method: 'GET', path: `${S}/se/files`, command: 'getDownloadableFiles' },
+  { method: 'GET', path: `${S}/se/files`, command: 'getDownloadableFiles', looksAround: true },
   { method: 'POST', path: `${S}/se/files`, command: 'downloadFile' },
   { method: 'DELETE', path: `${S}/se/files`, command: 'deleteDownloadableFiles' },
   // Selenium Grid's session events (test:started, test:failed, marker:add …): the history's result.
-  { method: 'POST', path: `${S}/se/event`, command: 'sessionEvent' },
+  { method: 'POST', path: `${S}/se/event`, command: 'sessionEvent', looksAround: true },
   // chromedriver's CDP command (Python Selenium's execute_cdp_cmd).
   { method: 'POST', path: `${S}/goog/cdp/execute`, command: 'executeCdpCommand' },
-];
+] as const satisfies readonly Route[];
+
+/** The name of a command of the route table. */
+export type CommandName = (typeof routes)[number]['command'];
+
+/** A route of the table, with its command's name as a type. */
+export type NamedRoute = Route & { command: CommandName };
+
+const factsByName = new Map<string, CommandFacts>(routes.map((route: Route) => [route.command, { known: true, ...(route.changesPage && { changesPage: true }), ...(route.looksAround && { looksAround: true }) }]));
+
+/** What is known of a command by its name (nothing for a BiDi method or an unrouted request). */
+export function commandFacts(name: string): CommandFacts {
+  return factsByName.get(name) ?? {};
+}
 
 /** Path prefixes clients may put before the W3C paths (Selenium 3 era clients use /wd/hub). */
 const BASE_PATHS = ['/wd/hub'];
@@ -110,14 +142,14 @@ const BASE_PATHS = ['/wd/hub'];
 interface Node {
   literal: Map<string, Node>;
   param?: { name: string; node: Node };
-  methods: Map<Method, Route>;
+  methods: Map<Method, NamedRoute>;
 }
 
 function newNode(): Node {
   return { literal: new Map(), methods: new Map() };
 }
 
-function buildTree(table: readonly Route[]): Node {
+function buildTree(table: readonly NamedRoute[]): Node {
   const root = newNode();
   for (const route of table) {
     let node = root;
@@ -140,15 +172,21 @@ function buildTree(table: readonly Route[]): Node {
 const tree = buildTree(routes);
 
 export type RouteMatch =
-  | { kind: 'found'; route: Route; urlParams: Record<string, string> }
+  | { kind: 'found'; route: NamedRoute; urlParams: Record<string, string> }
   | { kind: 'unknown command' }
   | { kind: 'unknown method'; allowed: Method[] };
 
 /** Resolve a request path (without query string) and method against the table. */
 export function matchRoute(method: string, rawPath: string): RouteMatch {
-  let path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
-  for (const base of BASE_PATHS) if (path.startsWith(base + '/')) path = path.slice(base.length);
+  let path = withoutBasePath(rawPath);
+  if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
   return walk(tree, path.split('/').slice(1), 0, method as Method, {});
+}
+
+/** The path as the W3C table names it: `/wd/hub/session/…` is `/session/…` (a pass-through session's too). */
+export function withoutBasePath(path: string): string {
+  for (const base of BASE_PATHS) if (path.startsWith(base + '/')) return path.slice(base.length);
+  return path;
 }
 
 /**

@@ -1,0 +1,21 @@
+// Who asks: a principal owns the sessions it creates. The edge (src/server/auth.ts) learns it from
+// a token; every room below the edge only needs to know what one is.
+
+export interface Principal {
+  name: string;
+  /** Most sessions this principal may have at once (null: only the gateway's maximum). */
+  maxSessions: number | null;
+  /** May use the admin API and see every principal's sessions (`admin` in the token file). */
+  admin: boolean;
+  /** Its weight when principals wait for slots in turn (`share=N` in the token file; 1 by default). */
+  share: number;
+}
+
+/** A loopback client without a token (the default: wdgate serves loopback only): the machine's own user, an admin. */
+export const LOCAL: Principal = Object.freeze({ name: 'local', maxSessions: null, admin: true, share: 1 });
+
+/**
+ * A loopback client without a token where tokens are configured (and loopback needs none): the
+ * same principal, but no admin, or any process of the machine could end every token's sessions.
+ */
+export const LOCAL_WITH_TOKENS: Principal = Object.freeze({ name: 'local', maxSessions: null, admin: false, share: 1 });

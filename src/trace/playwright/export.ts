@@ -1,0 +1,344 @@
+// A wdgate trace as a Playwright trace (GET /wdgate/sessions/{id}/trace?format=playwright), for
+// Playwright's own trace viewer (`npx playwright-core show-trace`, trace.playwright.dev): written from
+// Playwright's format as packages/trace/src/trace.ts and snapshot.ts define it, in its version 8
+// (snapshots named by the actions, files by their SHA-1 under resources/): an older version its
+// viewers since read, the playwright-core 1.64.1 this project ships included (its trace modernizer
+// brings it to its own version 10 as it loads it). One context; a page per
+// window; each step an action with its before, input (action) and after DOM snapshots, its error
+// and its parameters; the screenshots as the page's screencast frames; console lines, page errors
+// and the HAR's requests (with the bodies the trace kept). Made
+// when asked, on the gateway's thread: it yields to other sessions between steps.
+import { createHash } from 'node:crypto';
+import { setImmediate as yieldToOthers } from 'node:timers/promises';
+import { strToU8, Zip, ZipDeflate, ZipPassThrough } from 'fflate';
+import { actionOf, afterOf, beforeOf, filmstrip, type PhaseView } from '../viewer/captures.ts';
+import { elementTarget, locators, readTrace, type Har, type Trace, type TraceStep } from '../viewer/model.ts';
+import { htmlToNodes, type ElementSnapshot, type NodeSnapshot } from './html-nodes.ts';
+
+/** Playwright's trace format version written (packages/trace/src/trace.ts VERSION). */
+export const PLAYWRIGHT_TRACE_VERSION = 8;
+/** A snapshot's viewport when the trace does not say (Playwright's default context size). */
+const DEFAULT_VIEWPORT = { width: 1280, height: 720 };
+
+type Event = Record<string, unknown>;
+
+/** The Playwright trace zip of a wdgate trace zip. Throws TraceError for a file that is not a trace. */
+export async function toPlaywrightTrace(zip: Uint8Array): Promise<Uint8Array> {
+  const trace = readTrace(zip);
+  const writer = new Writer(trace);
+  await writer.run();
+  const chunks: Uint8Array[] = [];
+  const out = new Zip((error, chunk) => {
+    if (error) throw error;
+    chunks.push(chunk);
+  });
+  await addLines(out, 'trace.trace', writer.events);
+  await addLines(out, 'trace.network', writer.network);
+  for (const [path, bytes] of writer.files) {
+    // Pictures are compressed already: stored as they are.
+    const file = imageSize(bytes) ? new ZipPassThrough(path) : new ZipDeflate(path, { level: 6 });
+    out.add(file);
+    file.push(bytes, true);
+    await yieldToOthers();
+  }
+  out.end();
+  return Buffer.concat(chunks);
+}
+
+/** Events as NDJSON, deflated a part at a time with other sessions' work between parts (a trace's snapshots run to megabytes). */
+async function addLines(zip: Zip, name: string, events: readonly Event[]): Promise<void> {
+  const file = new ZipDeflate(name, { level: 6 });
+  zip.add(file);
+  let part = '';
+  for (const [i, event] of events.entries()) {
+    part += (i ? '\n' : '') + JSON.stringify(event);
+    if (part.length < PART) continue;
+    file.push(strToU8(part));
+    part = '';
+    await yieldToOthers();
+  }
+  file.push(strToU8(part), true);
+}
+
+/** How much text is deflated at once. */
+const PART = 256 * 1024;
+
+class Writer {
+  readonly events: Event[] = [];
+  readonly network: Event[] = [];
+  /** The zip's entries besides the trace: screenshots and bodies under resources/. */
+  readonly files = new Map<string, Uint8Array>();
+  readonly #trace: Trace;
+  readonly #start: number;
+  /** Frame snapshots written per frame id: where each snapshot file's tree first went, for references. */
+  readonly #frames = new Map<string, { count: number; first: Map<string, { index: number; nodes: number }> }>();
+  /** Snapshot files parsed, by page, file and marked element: the main frame's tree and its frames'. */
+  readonly #parsed = new Map<string, Array<{ frameId: string; root: ElementSnapshot; doctype?: string }>>();
+  #page = 'page@main';
+  /** What found each element (the steps addressing one are titled with it). */
+  readonly #found: ReturnType<typeof locators>;
+
+  constructor(trace: Trace) {
+    this.#trace = trace;
+    this.#found = locators(trace.steps);
+    const started = Date.parse(trace.session.startedAt ?? '');
+    this.#start = Math.min(Number.isFinite(started) ? started : Infinity, trace.steps[0]?.startedAt ?? Infinity);
+    if (!Number.isFinite(this.#start)) this.#start = 0;
+  }
+
+  async run(): Promise<void> {
+    const { session, steps } = this.#trace;
+    const viewport = steps.map((s) => s.viewport ?? s.before?.viewport ?? s.action?.viewport).find(Boolean);
+    this.events.push({
+      type: 'context-options',
+      version: PLAYWRIGHT_TRACE_VERSION,
+      origin: 'library',
+      browserName: playwrightBrowser(session.engine, session.browserName),
+      platform: String(session.answeredCapabilities?.platformName ?? ''),
+      wallTime: this.#start,
+      monotonicTime: this.#start,
+      title: session.name ?? `wdgate session ${session.id}`,
+      options: { viewport: viewport ? { width: viewport.width, height: viewport.height } : DEFAULT_VIEWPORT },
+    });
+    for (const step of steps) {
+      this.#step(step);
+      await yieldToOthers();
+    }
+    this.#screencast();
+    this.#console();
+    this.#requests();
+    if (session.endCause === 'crashed') this.events.push({ type: 'error', message: session.endReason ?? 'the browser went away' });
+  }
+
+  #pageOf(window: string | undefined): string {
+    if (window) this.#page = `page@${window.replace(/[^\w-]/g, '_')}`;
+    return this.#page;
+  }
+
+  #step(step: TraceStep): void {
+    const steps = this.#trace.steps;
+    const callId = `call@${step.n}`;
+    const pageId = this.#pageOf(step.window);
+    const end = step.startedAt + (step.durationMs ?? 0);
+    const aside = step.kind === 'marker' || step.kind === 'event';
+    const before = aside ? {} : beforeOf(steps, step.n);
+    const after = aside ? {} : afterOf(steps, step.n);
+    const action = actionOf(steps, step.n);
+    // Each action event names its snapshot before the snapshot comes (a reader learns its phase from the name).
+    const names = { before: before.snapshot && `before@${callId}`, input: step.action && action.snapshot && `input@${callId}`, after: after.snapshot && `after@${callId}` };
+    this.events.push({
+      type: 'before',
+      callId,
+      startTime: step.startedAt,
+      title: titleOf(step, this.#found),
+      class: aside ? 'Test' : 'WebDriver',
+      method: step.name,
+      params: paramsOf(step),
+      pageId,
+      ...(names.before && { beforeSnapshot: names.before }),
+    });
+    if (names.before) this.#snapshot(before, names.before, callId, pageId, step.startedAt, step, undefined);
+    if (step.action) {
+      this.events.push({ type: 'input', callId, ...(names.input && { inputSnapshot: names.input }), ...(action.point && { point: action.point }), ...(action.element?.box && { box: action.element.box }) });
+      if (names.input) this.#snapshot(action, names.input, callId, pageId, step.startedAt, step, action.element?.marker);
+    }
+    this.events.push({
+      type: 'after',
+      callId,
+      endTime: end,
+      ...(names.after && { afterSnapshot: names.after }),
+      ...(step.error && { error: { name: 'WebDriverError', message: `${step.error.code}: ${step.error.message}` } }),
+      ...(step.result !== undefined && { result: { value: step.result } }),
+      ...(step.captureError && { annotations: [{ type: 'capture', description: step.captureError }] }),
+    });
+    if (names.after) this.#snapshot(after, names.after, callId, pageId, end, step, undefined);
+  }
+
+  /** A frame snapshot (and its frames') of the view's DOM under `name`; undefined when the view has none. */
+  #snapshot(view: PhaseView, name: string, callId: string, pageId: string, time: number, step: TraceStep, target: string | undefined): void {
+    const path = view.snapshot?.path;
+    const bytes = path && this.#trace.files[path];
+    if (!bytes) return;
+    const url = this.#trace.steps.find((s) => s.n === view.snapshot!.from)?.url ?? step.url ?? '';
+    const viewport = view.viewport ?? DEFAULT_VIEWPORT;
+    // The same file with the same element marked is the same trees: parsed and written once,
+    // referred to after ("n snapshots of this frame ago, its root").
+    const key = `${pageId}|${path}#${target ?? ''}`;
+    let trees = this.#parsed.get(key);
+    if (!trees) {
+      const { doctype, root } = htmlToNodes(new TextDecoder().decode(bytes));
+      const frames: Array<{ frameId: string; root: ElementSnapshot; doctype?: string }> = [];
+      const main = adapt(root, `${pageId}-frame`, frames, target);
+      trees = [{ frameId: pageId, root: main, ...(doctype && { doctype }) }, ...frames];
+      this.#parsed.set(key, trees);
+    }
+    trees.forEach((tree, i) => {
+      this.events.push({
+        type: 'frame-snapshot',
+        snapshot: {
+          snapshotName: name,
+          callId,
+          pageId,
+          frameId: tree.frameId,
+          frameUrl: i === 0 ? url : 'about:srcdoc',
+          timestamp: time,
+          wallTime: time,
+          collectionTime: 0,
+          ...(tree.doctype && { doctype: tree.doctype }),
+          html: this.#reference(tree.frameId, key, tree.root),
+          resourceOverrides: [],
+          viewport: { width: viewport.width, height: viewport.height },
+          isMainFrame: i === 0,
+        },
+      });
+    });
+  }
+
+  /** The tree, or (when written for this frame before) a reference to it: "n snapshots ago, its root". */
+  #reference(frameId: string, key: string, tree: ElementSnapshot): NodeSnapshot {
+    let frame = this.#frames.get(frameId);
+    if (!frame) this.#frames.set(frameId, (frame = { count: 0, first: new Map() }));
+    const index = frame.count++;
+    const first = frame.first.get(key);
+    if (first) return [[index - first.index, first.nodes - 1]];
+    frame.first.set(key, { index, nodes: countNodes(tree) });
+    return tree;
+  }
+
+  #screencast(): void {
+    for (const frame of filmstrip(this.#trace.steps)) {
+      const bytes = this.#trace.files[frame.path];
+      const size = bytes && imageSize(bytes);
+      if (!size) continue;
+      const sha1 = this.#resource(bytes);
+      const step = this.#trace.steps.find((s) => s.n === frame.n);
+      this.events.push({ type: 'screencast-frame', pageId: this.#pageIdOf(step?.window), sha1, width: size.width, height: size.height, timestamp: frame.at });
+    }
+  }
+
+  /** A file under resources/, named by its SHA-1 (as version 8 names them). */
+  #resource(bytes: Uint8Array): string {
+    const sha1 = createHash('sha1').update(bytes).digest('hex');
+    this.files.set(`resources/${sha1}`, bytes);
+    return sha1;
+  }
+
+  #pageIdOf(window: string | undefined): string {
+    return window ? `page@${window.replace(/[^\w-]/g, '_')}` : this.#page;
+  }
+
+  #console(): void {
+    for (const c of this.#trace.console) {
+      const pageId = this.#pageIdOf(c.window);
+      if (c.type === 'pageerror') {
+        this.events.push({ type: 'event', time: c.timestamp, class: 'Page', method: 'pageError', pageId, params: { error: { error: { message: c.text, name: 'Error', ...(c.stack && { stack: c.stack }) } } } });
+      } else {
+        this.events.push({ type: 'console', time: c.timestamp, pageId, messageType: c.level, text: c.text, location: { url: '', lineNumber: 0, columnNumber: 0 } });
+      }
+    }
+  }
+
+  /** The HAR's entries as Playwright's resource snapshots; a kept body as a file under resources/. */
+  #requests(): void {
+    const bytes = this.#trace.files['network.har'];
+    if (!bytes) return;
+    let har: Har;
+    try {
+      har = JSON.parse(new TextDecoder().decode(bytes)) as Har;
+    } catch {
+      return;
+    }
+    for (const entry of har.log?.entries ?? []) {
+      const started = Date.parse(entry.startedDateTime ?? '');
+      if (!Number.isFinite(started)) continue;
+      const { _window: window, ...rest } = entry as typeof entry & Record<string, unknown>;
+      const response = { ...(rest.response ?? {}) } as Record<string, unknown> & { content?: Record<string, unknown> };
+      const content = { ...(response.content ?? {}) };
+      if (typeof content.text === 'string') {
+        content._sha1 = this.#resource(strToU8(content.text));
+        delete content.text;
+      }
+      response.content = content;
+      this.network.push({ type: 'resource-snapshot', snapshot: { ...rest, response, pageref: this.#pageIdOf(window), _monotonicTime: started } });
+    }
+  }
+}
+
+/**
+ * The snapshot tree as Playwright's renderer reads it: scroll positions as its attributes, the
+ * addressed element marked as its target, frames inlined by wdgate (srcdoc) as frames of their own.
+ */
+function adapt(node: ElementSnapshot, framePrefix: string, frames: Array<{ frameId: string; root: ElementSnapshot; doctype?: string }>, target: string | undefined): ElementSnapshot {
+  const [name, attributes, ...children] = node;
+  const attrs: Record<string, string> = {};
+  for (const [key, value] of Object.entries(attributes)) {
+    if (key === 'data-wdgate-scroll') {
+      const [left, top] = value.split(',').map(Number);
+      if (left) attrs.__playwright_scroll_left_ = String(left);
+      if (top) attrs.__playwright_scroll_top_ = String(top);
+    } else if (key === 'data-wdgate-target') {
+      if (target !== undefined && value === target) attrs.__playwright_target__ = '';
+    } else if (key === 'srcdoc' && /^i?frame$/i.test(name)) {
+      const frameId = `${framePrefix}-${frames.length}`;
+      const inner = htmlToNodes(value);
+      const slot = { frameId, root: inner.root, ...(inner.doctype && { doctype: inner.doctype }) };
+      frames.push(slot);
+      slot.root = adapt(inner.root, frameId, frames, target);
+      attrs.__playwright_src__ = `/snapshot/${frameId}`;
+    } else attrs[key] = value;
+  }
+  return [name, attrs, ...children.map((c) => (Array.isArray(c) && typeof c[0] === 'string' ? adapt(c as ElementSnapshot, framePrefix, frames, target) : c))];
+}
+
+/** The nodes Playwright counts in a tree (texts and elements, post-order): the root is the last. */
+function countNodes(node: NodeSnapshot): number {
+  if (typeof node === 'string') return 1;
+  if (!Array.isArray(node) || typeof node[0] !== 'string') return 0;
+  let n = 1;
+  for (const child of (node as ElementSnapshot).slice(2) as NodeSnapshot[]) n += countNodes(child);
+  return n;
+}
+
+function playwrightBrowser(engine: string | undefined, browserName: string | undefined): string {
+  if (engine === 'gecko' || /firefox/i.test(browserName ?? '')) return 'firefox';
+  if (engine === 'webkit' || /webkit|safari/i.test(browserName ?? '')) return 'webkit';
+  return 'chromium';
+}
+
+/** An action's title in Playwright's list: the command and what it aimed at. */
+function titleOf(step: TraceStep, found: ReturnType<typeof locators>): string {
+  if (step.kind === 'marker') return `⚑ ${step.name}${step.text ? `: ${step.text}` : ''}`;
+  if (step.kind === 'event') return `${step.name}${step.text ? `: ${step.text}` : ''}`;
+  const p = (step.params ?? {}) as Record<string, unknown>;
+  const locator = step.element && found.get(step.element)?.locator;
+  const detail = [typeof p.url === 'string' ? p.url : typeof p.using === 'string' && typeof p.value === 'string' ? `${p.using} ${p.value}` : (locator ?? ''), typeof p.text === 'string' ? `"${p.text}"` : ''].filter(Boolean).join(' ');
+  // Playwright's title fills in {param}: braces of a page's text are kept as they are.
+  return `${step.name}${detail ? ` ${detail.slice(0, 200)}` : ''}`.replace(/[{}]/g, (c) => (c === '{' ? '\u2774' : '\u2775'));
+}
+
+function paramsOf(step: TraceStep): Record<string, unknown> {
+  const { params } = step;
+  if (params !== null && typeof params === 'object' && !Array.isArray(params)) return params as Record<string, unknown>;
+  return params === undefined ? {} : { value: params };
+}
+
+/** Width and height of a JPEG or PNG (its header), or undefined. */
+export function imageSize(bytes: Uint8Array): { width: number; height: number } | undefined {
+  if (bytes.length > 24 && bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47) {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    return { width: view.getUint32(16), height: view.getUint32(20) };
+  }
+  if (bytes[0] !== 0xff || bytes[1] !== 0xd8) return undefined;
+  let i = 2;
+  while (i + 9 < bytes.length) {
+    if (bytes[i] !== 0xff) return undefined;
+    const marker = bytes[i + 1]!;
+    const length = (bytes[i + 2]! << 8) | bytes[i + 3]!;
+    // Start of frame (baseline, progressive, …; not DHT 0xc4, JPG 0xc8, DAC 0xcc).
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      return { height: (bytes[i + 5]! << 8) | bytes[i + 6]!, width: (bytes[i + 7]! << 8) | bytes[i + 8]! };
+    }
+    i += 2 + length;
+  }
+  return undefined;
+}
