@@ -173,7 +173,9 @@ export class History implements Observer {
     const window = session.currentWindow;
     await Promise.all([
       history.recorder.finish(session),
+      // (A trace that will not be kept needs no window size: the session's end waits for nothing.)
       window !== null &&
+        history.recorder.keeps &&
         session.browser
           .getWindowRect(window)
           .then(({ width, height }) => void (history.window = { width, height }))

@@ -178,10 +178,15 @@ export class Recorder {
     await this.#settled();
   }
 
+  /** Whether the trace would be kept if the session ended now. */
+  get keeps(): boolean {
+    return this.#options.kept?.() !== false;
+  }
+
   /** The session is ending (its browser still there): the last capture, and every capture still running. */
   async finish(session: Session | undefined): Promise<void> {
     // A trace that will not be kept needs no last look.
-    if (session && this.#pending && this.#options.kept?.() !== false) await this.capture(session);
+    if (session && this.#pending && this.keeps) await this.capture(session);
     await this.#settled();
     this.#ended = true;
   }
