@@ -28,7 +28,7 @@ export class ChromiumProcess implements BrowserProcess {
   readonly #timeZone: string | undefined;
   #closing: Promise<void> | undefined;
   readonly #headless: boolean;
-  /** The default context was handed out (to the first session) or may no longer be. */
+  /** The default context was handed out (to the first session of a BiDi browser) or may no longer be. */
   #adopted = false;
 
   readonly #bidi: ChromiumLaunch['bidi'];
@@ -98,9 +98,13 @@ export class ChromiumProcess implements BrowserProcess {
   }
 
   async newContext(): Promise<DrivenBrowser> {
-    // Headless only: a headful Chromium quits when its last window closes, which the first
-    // session's end could be.
-    const adopt = this.#headless && !this.#adopted;
+    // The default context is the profile's own, and an incognito-like context inherits some of
+    // its profile's settings (a permission it blocked is blocked in every context made after):
+    // only a browser that serves one session (a BiDi session's: its mapper sees the whole
+    // browser, and a window left in the default context would be one more for its client) hands
+    // it out, to that session. Headless only: a headful Chromium quits when its last window
+    // closes, which that session's end could be.
+    const adopt = this.#bidi !== undefined && this.#headless && !this.#adopted;
     this.#adopted = true;
     try {
       const context = await NativeContext.open(this.#browser, this.browserVersion, this.#timeZone, adopt);
