@@ -4,6 +4,7 @@
 import client from 'prom-client';
 import type { KeyStats } from '../pool/pool.ts';
 import type { LineStats } from '../webdriver/admission.ts';
+import { registerPoolMetrics } from './pool-metrics.ts';
 
 /** What the metrics read from the gateway when scraped. */
 export interface MetricsSource {
@@ -126,6 +127,7 @@ export class Metrics {
         }
       },
     });
+    registerPoolMetrics(this.registry, () => source.pool());
   }
 
   /** The exposition text (Prometheus format) and its content type. */
