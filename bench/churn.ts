@@ -31,7 +31,9 @@ export interface ChurnResult {
   processes: { before: number; after: number };
 }
 
-export const CHURN_COMMANDS = ['new session', 'navigate', 'find element', 'click', 'find element (no such element)', 'delete session'] as const;
+export const CHURN_COMMANDS = ['new session', 'new session, after 10 s', 'navigate', 'find element', 'click', 'find element (no such element)', 'delete session'] as const;
+/** New Sessions after the first seconds of a run: the rate the pool prepares for has built up (a suite's start is apart). */
+const SETTLED_AFTER_MS = 10_000;
 
 /** What an error-answering command looks like: the loop goes on, and counts it. */
 class Failed extends Error {}
@@ -48,13 +50,16 @@ async function command(client: Client, method: string, path: string, body: unkno
 /** One client's loop until `until` (performance.now()); resolves with its sessions and failures. */
 async function loop(side: ChurnSide, pageUrl: string, until: number, samples: Map<string, number[]>, offset: number): Promise<{ sessions: number; failed: number; errors: string[] }> {
   const { client } = side;
+  const started = performance.now();
   let sessions = 0;
   let failed = 0;
   const errors: string[] = [];
   for (let i = offset; performance.now() < until; i++) {
     let id: string | undefined;
     try {
+      const asked = performance.now();
       id = (await command(client, 'POST', '/session', { capabilities: { alwaysMatch: side.caps } }, 200, samples, 'new session')).sessionId as string;
+      if (asked - started >= SETTLED_AFTER_MS) samples.set('new session, after 10 s', [...(samples.get('new session, after 10 s') ?? []), performance.now() - asked]);
       const s = (path: string) => `/session/${id}${path}`;
       await command(client, 'POST', s('/url'), { url: pageUrl }, 200, samples, 'navigate');
       const button = (await command(client, 'POST', s('/element'), { using: 'css selector', value: '#go' }, 200, samples, 'find element'))[ELEMENT];
@@ -165,8 +170,8 @@ export function churnTable(results: [ChurnResult, ChurnResult][], seconds: numbe
       `${seconds} s per side and N, the sides in turn; times in ms (p50 / p99), CPU in seconds per session (the server's own process; ` +
       `every process under it: the browsers). Load before the run: ${load}.`,
     '',
-    '| clients | | sessions/min | new session | navigate | find element | click | failing find | delete session | CPU server | CPU browsers | failed | processes before → after |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| clients | | sessions/min | new session | new session, after 10 s | navigate | find element | click | failing find | delete session | CPU server | CPU browsers | failed | processes before → after |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const row = (name: string, r: ChurnResult) => {
     const pp = (cmd: string) => `${ms(percentile(r.samples.get(cmd), 50))} / ${ms(percentile(r.samples.get(cmd), 99))}`;

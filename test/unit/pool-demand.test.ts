@@ -2,7 +2,7 @@
 // wait (src/pool/waits.ts): pure arithmetic on given times.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AHEAD_SECONDS, Demand, RATE_TIME_CONSTANT_MS } from '../../src/pool/demand.ts';
+import { AHEAD_SECONDS, Demand, QUICK_TIME_CONSTANT_MS, RATE_TIME_CONSTANT_MS } from '../../src/pool/demand.ts';
 import { LeaseWaits, WAIT_BUCKETS } from '../../src/pool/waits.ts';
 
 /** New Sessions every `everyMs` from `from` for `forMs`; the time of the last. */
@@ -38,6 +38,14 @@ describe('the New Session rate the pool prepares for', () => {
     const expected = Math.round(steady.rate(last) * (0.5 + AHEAD_SECONDS));
     assert.equal(steady.target(last), expected);
     assert.ok(expected >= 5 && expected <= 7, String(expected)); // ≈ 4 × 1.5
+  });
+
+  test('a suite that starts: the number prepared follows a quicker average than the sustained rate', () => {
+    const demand = new Demand();
+    demand.prepared(500);
+    const last = arrivals(demand, 0, 250, QUICK_TIME_CONSTANT_MS); // 3 s at 4 a second
+    assert.ok(demand.rate(last) < 1.2, String(demand.rate(last))); // sustained: 4 × (1 − e^−0.3)
+    assert.ok(demand.target(last) >= 4, String(demand.target(last))); // quick: 4 × (1 − 1/e) ≈ 2.5, × 1.5 s
   });
 
   test('the preparation time follows the machine: the first measures replace the guess, later ones move it by a fifth', () => {
