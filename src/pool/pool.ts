@@ -30,6 +30,8 @@ interface Host {
   readonly ready: Promise<BrowserProcess>;
   process?: BrowserProcess;
   contexts: number;
+  /** Of them, being prepared now. */
+  preparing: number;
   /** Sessions it has served (sessionsPerBrowser 1: a used browser is not reused). */
   served: number;
   dead: boolean;
@@ -184,6 +186,7 @@ class KeyPool {
       const host = this.#hostWithRoom(have < this.#waiters.length + launching);
       if (!host) return;
       host.contexts++;
+      host.preparing++;
       clearTimeout(host.idleTimer);
       this.#preparing++;
       have++;
@@ -191,13 +194,22 @@ class KeyPool {
     }
   }
 
+  /**
+   * The browser to prepare the next context in: of those with room, the one preparing fewest (a
+   * new window takes its browser's main thread ≈ 50 ms, which the commands of the sessions in
+   * that browser wait behind: spread, the preparations delay fewer of them); else, when `launch`,
+   * a new one.
+   */
   #hostWithRoom(launch: boolean): Host | undefined {
+    let best: Host | undefined;
     for (const host of this.hosts) {
       const retired = this.#perBrowser === 1 && host.served > 0;
-      if (!host.dead && !retired && host.contexts < this.#perBrowser) return host;
+      if (host.dead || retired || host.contexts >= this.#perBrowser) continue;
+      if (!best || host.preparing < best.preparing) best = host;
     }
+    if (best) return best;
     if (!launch || this.hosts.size >= this.#config.maxBrowsers) return undefined;
-    const host: Host = { ready: this.#backend.launch(this.#spec, this.#env), contexts: 0, served: 0, dead: false };
+    const host: Host = { ready: this.#backend.launch(this.#spec, this.#env), contexts: 0, preparing: 0, served: 0, dead: false };
     this.hosts.add(host);
     host.ready.then(
       (process) => {
@@ -218,11 +230,12 @@ class KeyPool {
     try {
       const process = await host.ready;
       const started = performance.now();
-      context = await process.newContext();
+      context = await process.newContext({ sole: this.#perBrowser === 1 });
       this.#demand.prepared(performance.now() - started);
       this.#failures = 0;
     } catch (e) {
       this.#preparing--;
+      host.preparing--;
       host.contexts--;
       this.#idle(host);
       // The session that waits longest learns why; contexts are prepared ahead again only later
@@ -232,6 +245,7 @@ class KeyPool {
       return;
     }
     this.#preparing--;
+    host.preparing--;
     const seat: Seat = { host, context, preparedAt: Date.now() };
     if (this.#closed || host.dead) return void this.#dispose(seat);
     const waiter = this.#waiters.shift();
