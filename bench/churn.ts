@@ -12,6 +12,8 @@ export interface ChurnSide {
   caps: object;
   /** The server's process: its own CPU, and its tree's for the browsers. */
   pid: number;
+  /** Resolves once what the run made is gone (wdgate: the pool back to its baseline after its idle timeout). */
+  settled?: () => Promise<void>;
 }
 
 export interface ChurnResult {
@@ -27,7 +29,7 @@ export interface ChurnResult {
   kinds: Map<string, { cpu: number; started: number }>;
   /** wdgate's pool during the run (GET /status each second), averaged: prepared, in preparation, the target, the rate, a preparation's ms. */
   pool?: { free: number; preparing: number; target: number; rate: number; prepareMs: number; browsers: number };
-  /** Processes under the server before and after (it settled): nothing leaks. */
+  /** Processes under the server before and after (once settled): nothing leaks. */
   processes: { before: number; after: number };
 }
 
@@ -113,7 +115,7 @@ export async function churn(side: ChurnSide, pageUrl: string, clients: number, s
     samples,
     cpu: { server: cpu.own, browsers: cpu.descendants },
     kinds: new Map([...cpu.byKind].map(([kind, used]) => [kind, { cpu: used, started: cpu.born.get(kind) ?? 0 }])),
-    processes: { before, after: await settledProcesses(side.pid) },
+    processes: { before, after: await side.settled?.().then(() => settledProcesses(side.pid)) ?? (await settledProcesses(side.pid)) },
     ...(pool && { pool }),
   };
 }
@@ -168,7 +170,8 @@ export function churnTable(results: [ChurnResult, ChurnResult][], seconds: numbe
     '',
     `Churn: N clients each loop New Session → navigate → find → click → Delete Session (every 5th loop also a find that fails), ` +
       `${seconds} s per side and N, the sides in turn; times in ms (p50 / p99), CPU in seconds per session (the server's own process; ` +
-      `every process under it: the browsers). Load before the run: ${load}.`,
+      `every process under it: the browsers). "after 10 s": New Sessions after a run's first 10 s. Processes: under the server before a run and ` +
+      `after it, once settled (wdgate: once its pool is back to its baseline, its idle timeout 10 s here). Load before the run: ${load}.`,
     '',
     '| clients | | sessions/min | new session | new session, after 10 s | navigate | find element | click | failing find | delete session | CPU server | CPU browsers | failed | processes before → after |',
     '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',

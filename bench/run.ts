@@ -163,17 +163,29 @@ const pageUrl = pages.page(
   `<input id="name" value="x"><button id="go" onclick="this.textContent = Date.now()">go</button><ul>${'<li>item</li>'.repeat(20)}</ul>`,
   'bench',
 );
+/** A pool's unused contexts and browsers end this long after a churn run (the default, 60 s, would make each run wait for it). */
+const CHURN_IDLE_TIMEOUT_MS = 10_000;
+
 /**
- * The churn rows: a gateway of its own (default pool, slots for the most clients; tracing off)
- * and chromedriver, in turn.
+ * The churn rows: a gateway of its own (default pool but a shorter idle timeout, so that each
+ * run starts from the pool's baseline; slots for the most clients; tracing off) and
+ * chromedriver, in turn.
  */
 async function churnRows(chromedriver: Server): Promise<string[]> {
   const load = loadavg().map((x) => x.toFixed(2)).join(', ');
-  const gw = await startGateway([], { config: { maxSessions: Math.max(...CHURN_CLIENTS), logLevel: 'warn' } });
+  const gw = await startGateway([], { config: { maxSessions: Math.max(...CHURN_CLIENTS), logLevel: 'warn', pool: { idleTimeout: CHURN_IDLE_TIMEOUT_MS } } });
+  // Back to the baseline: one browser, minWarm (1) context prepared, nothing else.
+  const baseline = async () => {
+    for (let i = 0; i < 600; i++) {
+      const [key] = (await gw.client.ok('GET', '/status')).pool;
+      if (key && key.browsers === 1 && key.free <= 1 && key.preparing === 0 && key.inUse === 0) return;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  };
   try {
     await asServer(gw).ready();
     const results = await measureChurn(
-      { name: 'wdgate', client: gw.client, caps: WDGATE_CAPS, pid: gw.process.pid! },
+      { name: 'wdgate', client: gw.client, caps: WDGATE_CAPS, pid: gw.process.pid!, settled: baseline },
       { name: 'chromedriver', client: chromedriver.client, caps: CHROMEDRIVER_CAPS, pid: chromedriver.pid },
       pageUrl,
       CHURN_CLIENTS,
