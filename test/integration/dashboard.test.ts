@@ -219,12 +219,12 @@ test('the pool view shows what the pool prepares ahead: contexts prepared of how
     assert.ok(key.rate > 0 && key.target >= 1 && key.leaseWait.count >= 3, JSON.stringify(key));
     await page.waitForFunction(() => {
       const [prepared, rate, wait] = ['prepared', 'rate', 'wait'].map((name) => document.querySelector(`#pool tbody tr .${name}`)?.textContent ?? '');
-      return /^\d+ of [1-9]\d*$/.test(prepared!) && /^[1-9]\d*\/min$/.test(rate!) && /^[\d.]+ \/ [\d.]+ ms$/.test(wait!);
+      return /^\d+ \/ [1-9]\d*$/.test(prepared!) && /^[1-9]\d*\/min$/.test(rate!) && /^[\d.]+ m?s \/ [\d.]+ m?s$/.test(wait!);
     });
-    // The row's cells under their headings, nothing cut at 1400 px but the key.
+    // The row's cells under their headings, on one line, nothing cut or spilling over at 1400 px but the key.
     const headings = await page.$$eval('#pool thead th', (ths) => ths.map((th) => th.textContent));
-    assert.deepEqual(headings, ['backend', 'key', 'browsers', 'in use', 'prepared', 'preparing', 'New Sessions', 'wait p50 / p99']);
-    const cut = await page.$$eval('#pool tbody tr:first-child td:not(.key)', (tds) => tds.filter((td) => td.scrollWidth > td.clientWidth).map((td) => td.textContent));
+    assert.deepEqual(headings, ['backend', 'key', 'browsers', 'in use', 'prepared / target', 'preparing', 'New Sessions', 'wait p50 / p99']);
+    const cut = await page.$$eval('#pool thead th, #pool tbody tr:first-child td:not(.key)', (cells) => cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent));
     assert.deepEqual(cut, []);
   } finally {
     await page.browserContext().close();
