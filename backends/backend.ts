@@ -167,11 +167,19 @@ export interface BrowserProcess {
    * A fresh isolated browser context (its own cookies, storage, cache, permissions, windows)
    * with its first window open: one session's browser. Throws LaunchError.
    */
-  newContext(): Promise<DrivenBrowser>;
+  newContext(options?: NewContextOptions): Promise<DrivenBrowser>;
   /** Called once if the process goes away on its own (crash, killed). */
   onExit(listener: () => void): void;
   /** End the process and everything it started, waited for. Never throws. */
   close(): Promise<void>;
+}
+
+export interface NewContextOptions {
+  /**
+   * The browser will serve no other context (the pool gives it one session, then ends it): the
+   * backend may hand out what it could not share between sessions (Chromium's default context).
+   */
+  sole?: boolean;
 }
 
 /** How callFunction runs a function. */

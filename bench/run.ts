@@ -5,9 +5,12 @@
 // each side started, as PSS); the cheapest reads again on a settled page, two servers in turn.
 // Prints a markdown table and writes it to bench/results.md. Tracing (./trace.ts) runs on a
 // gateway of its own; `--only tracing` runs that part alone and prints it (results.md untouched).
-// Usage: npm run bench [-- --iterations 30 --settled 200 --concurrent 10]
+// Last, sessions under churn (bench/churn.ts): N clients each looping New Session → navigate →
+// find → click → Delete Session, wdgate and chromedriver in turn; and across runs at scale (bench/tests.ts).
+// Usage: npm run bench [-- --iterations 30 --settled 200 --concurrent 10 --churn-clients 2,6,16 --churn-seconds 60]
 //        npm run bench -- --only tracing [--sessions 8,32 --rounds 3 --seconds 10 --trace-mode retain-on-failure --cpu-prof DIR]
-// Across runs at scale (bench/tests.ts) runs last, or alone: npm run bench -- --only tests
+//        npm run bench -- --only churn   (only the churn rows; written to bench/results-churn.md)
+//        npm run bench -- --only tests   (only across runs at scale; its section of bench/results.md replaced)
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -21,6 +24,8 @@ import { measureBidi, measureFirefoxDirect } from './bidi.ts';
 import { tracingSection, type TracingOptions } from './trace.ts';
 import { describeLimits } from './limits.ts';
 import { measureTestsScale, testsTable } from './tests.ts';
+import { churnTable, measureChurn } from './churn.ts';
+import { pssMiB } from './procs.ts';
 import { WINDOW, commandMix, inTurn, median, newSession, recorder, settledInTurn, time, type Samples } from './measure.ts';
 
 const { values } = parseArgs({
@@ -34,9 +39,14 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     'trace-mode': { type: 'string', default: 'retain-on-failure' },
     'cpu-prof': { type: 'string' },
+    'churn-clients': { type: 'string', default: '2,6,16' },
+    'churn-seconds': { type: 'string', default: '60' },
   },
 });
-if (values.only !== undefined && values.only !== 'tests' && values.only !== 'tracing') throw new Error(`--only: one of tests, tracing (not ${values.only})`);
+const ALONE = ['churn', 'tests', 'tracing'];
+if (values.only !== undefined && !ALONE.includes(values.only)) throw new Error(`--only: one of ${ALONE.join(', ')}, not ${JSON.stringify(values.only)}`);
+const CHURN_CLIENTS = values['churn-clients'].split(',').map(Number);
+const CHURN_SECONDS = Number(values['churn-seconds']);
 
 const RESULTS = new URL('./results.md', import.meta.url);
 const TESTS_HEADING = '## Across runs at scale';
@@ -129,38 +139,6 @@ const asServer = (gw: TestGateway, warm = true): Server => ({
   stop: () => gw.stop(),
 });
 
-/** Every process under `root` (itself included), from /proc. */
-function processTree(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(parent, [...(children.get(parent) ?? []), Number(name)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const out = [root];
-  for (let i = 0; i < out.length; i++) out.push(...(children.get(out[i]!) ?? []));
-  return out;
-}
-
-/** Proportional set size of every process under `root`, in MiB (shared pages split among their users). */
-function pssMiB(root: number): { mib: number; processes: number } {
-  const pids = processTree(root);
-  let kb = 0;
-  for (const pid of pids) {
-    try {
-      kb += Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return { mib: kb / 1024, processes: pids.length };
-}
-
 async function measure(server: Server, caps: object, pageUrl: string, cold?: Server): Promise<{ samples: Samples; concurrent: { perSecond: number; pss: { mib: number; processes: number } } }> {
   const samples: Samples = new Map();
   const record = recorder(samples);
@@ -226,6 +204,52 @@ const pageUrl = pages.page(
   `<input id="name" value="x"><button id="go" onclick="this.textContent = Date.now()">go</button><ul>${'<li>item</li>'.repeat(20)}</ul>`,
   'bench',
 );
+/** A pool's unused contexts and browsers end this long after a churn run (the default, 60 s, would make each run wait for it). */
+const CHURN_IDLE_TIMEOUT_MS = 10_000;
+
+/**
+ * The churn rows: a gateway of its own (default pool but a shorter idle timeout, so that each
+ * run starts from the pool's baseline; slots for the most clients; tracing off) and
+ * chromedriver, in turn.
+ */
+async function churnRows(chromedriver: Server): Promise<string[]> {
+  const load = loadavg().map((x) => x.toFixed(2)).join(', ');
+  const gw = await startGateway([], { config: { maxSessions: Math.max(...CHURN_CLIENTS), logLevel: 'warn', pool: { idleTimeout: CHURN_IDLE_TIMEOUT_MS }, trace: { mode: 'off' } } });
+  // Back to the baseline: one browser, minWarm (1) context prepared, nothing else.
+  const baseline = async () => {
+    for (let i = 0; i < 600; i++) {
+      const [key] = (await gw.client.ok('GET', '/status')).pool;
+      if (key && key.browsers === 1 && key.free <= 1 && key.preparing === 0 && key.inUse === 0) return;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  };
+  try {
+    await asServer(gw).ready();
+    const results = await measureChurn(
+      { name: 'wdgate', client: gw.client, caps: WDGATE_CAPS, pid: gw.process.pid!, settled: baseline },
+      { name: 'chromedriver', client: chromedriver.client, caps: CHROMEDRIVER_CAPS, pid: chromedriver.pid },
+      pageUrl,
+      CHURN_CLIENTS,
+      CHURN_SECONDS,
+    );
+    return churnTable(results, CHURN_SECONDS, `${load} (1, 5, 15 min)`);
+  } finally {
+    await gw.stop();
+  }
+}
+
+if (values.only === 'churn') {
+  const chromedriver = await startChromedriver();
+  try {
+    const table = (await churnRows(chromedriver)).join('\n');
+    console.log(`\n${table}\n`);
+    writeFileSync(new URL('./results-churn.md', import.meta.url), `# Churn benchmark results\n\nWritten by \`npm run bench -- --only churn\` (${new Date().toISOString().slice(0, 10)}).\n${table}\n`);
+  } finally {
+    await chromedriver.stop();
+    await pages.close();
+  }
+  process.exit(0);
+}
 if (values.only === 'tracing') {
   try {
     console.log(`\n${(await tracingSection(pageUrl, TRACING)).join('\n')}\n`);
@@ -234,6 +258,7 @@ if (values.only === 'tracing') {
   }
   process.exit(0);
 }
+
 // A gateway with nothing warm and a browser per session measures wdgate's cold New Session (for
 // native, and for Playwright). The Playwright backend's gateway routes plain capabilities to it,
 // so its default key is warm as the native one is. The relay, with nothing warm, measures the
@@ -358,6 +383,8 @@ try {
     const c = median(subscribedFirefox.samples.get(name) ?? [NaN]);
     lines.push(`| ${name} | ${a.toFixed(2)} | ${b.toFixed(2)} | ${(a - b).toFixed(2)} ms | ${c.toFixed(2)} |`);
   }
+  // Last: it leaves the machine busiest.
+  lines.push(...(await churnRows(chromedriver)));
   const table = lines.join('\n');
   console.log(`\n${table}\n`);
   const tests = await testsSection();

@@ -41,6 +41,7 @@ import { BidiError, type BidiHub, type BidiMessage, type Channel, type TreeNode 
 import { keyActions, MouseSource, pointerActions, touchActions, wheelActions } from './input.ts';
 import { Loading } from './loading.ts';
 import { FirefoxNetwork, NETWORK_EVENTS, type NetworkEvent } from './network.ts';
+import { FIREFOX_WINDOW } from './options.ts';
 import { exceptionText, FirefoxScripts, stackTraceText } from './script.ts';
 import { jsonValue, localValue } from './values.ts';
 
@@ -108,6 +109,10 @@ export class FirefoxContext implements DrivenBrowser {
     try {
       await channel.subscribe(EVENTS);
       const { context } = await channel.call<{ context: string }>('browsingContext.create', { type: 'window', userContext });
+      // A new window opens at the size the window resized last had (an earlier session's, 777×555
+      // carried over): each session's first window gets the size and place of a fresh Firefox's.
+      const clientWindow = hub.clientWindowOf(context) ?? (await channel.call<{ contexts: TreeNode[] }>('browsingContext.getTree', { root: context, maxDepth: 0 })).contexts[0]?.clientWindow;
+      if (clientWindow) await channel.call('browser.setClientWindowState', { clientWindow, state: 'normal', ...FIREFOX_WINDOW });
       return new FirefoxContext(hub, channel, userContext, version, context);
     } catch (e) {
       await channel.close();

@@ -27,6 +27,9 @@ export function contentProcessesShared(prefs: Record<string, string | number | b
   return { ...FIREFOX_PREFS, ...prefs }['fission.autostart'] !== true;
 }
 
+/** The size of every window a session starts with (a headless Firefox's size, MOZ_HEADLESS_WIDTH/HEIGHT), at the screen's corner. */
+export const FIREFOX_WINDOW = { x: 0, y: 0, width: 1280, height: 800 } as const;
+
 /** moz:firefoxOptions.prefs: names to strings, numbers or booleans. */
 export function firefoxPrefs(value: unknown): Record<string, string | number | boolean> {
   if (value === undefined) return {};

@@ -7,7 +7,7 @@ import { LaunchError, type BrowserProcess, type DrivenBrowser } from '../backend
 import { DRIVER_DIR_PREFIX, OwnedProcess } from '../owned-process.ts';
 import { FirefoxContext } from './context.ts';
 import { BidiHub } from './hub.ts';
-import { FIREFOX_PREFS } from './options.ts';
+import { FIREFOX_PREFS, FIREFOX_WINDOW } from './options.ts';
 
 export interface FirefoxLaunch {
   binary: string;
@@ -62,8 +62,8 @@ export class FirefoxProcess implements BrowserProcess {
       ...process.env,
       MOZ_CRASHREPORTER_DISABLE: '1',
       // The headless window's size, as a headful one (native Chromium's too).
-      MOZ_HEADLESS_WIDTH: '1280',
-      MOZ_HEADLESS_HEIGHT: '800',
+      MOZ_HEADLESS_WIDTH: String(FIREFOX_WINDOW.width),
+      MOZ_HEADLESS_HEIGHT: String(FIREFOX_WINDOW.height),
       ...(options.timeZone && { TZ: options.timeZone }),
     };
     const owned = OwnedProcess.spawn(options.binary, args, env, ['ignore', 'pipe', 'pipe'], ownTemp);

@@ -4,7 +4,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser } from 'puppeteer-core';
-import { LaunchError, type BrowserProcess, type DrivenBrowser } from '../backend.ts';
+import { LaunchError, type BrowserProcess, type DrivenBrowser, type NewContextOptions } from '../backend.ts';
 import { NativeContext } from './context.ts';
 import { PROFILE_PREFIX, register, removeProfileDir, singletonSocketDir, unregister } from './processes.ts';
 import { groupEnded, killGroup } from '../shared.ts';
@@ -28,7 +28,7 @@ export class ChromiumProcess implements BrowserProcess {
   readonly #timeZone: string | undefined;
   #closing: Promise<void> | undefined;
   readonly #headless: boolean;
-  /** The default context was handed out (to the first session) or may no longer be. */
+  /** The default context was handed out (to the one session of a browser) or may no longer be. */
   #adopted = false;
 
   readonly #bidi: ChromiumLaunch['bidi'];
@@ -97,10 +97,14 @@ export class ChromiumProcess implements BrowserProcess {
     return this.#closing === undefined && this.#browser.connected;
   }
 
-  async newContext(): Promise<DrivenBrowser> {
-    // Headless only: a headful Chromium quits when its last window closes, which the first
-    // session's end could be.
-    const adopt = this.#headless && !this.#adopted;
+  async newContext(options: NewContextOptions = {}): Promise<DrivenBrowser> {
+    // The default context is the profile's own, and an incognito-like context inherits some of
+    // its profile's settings (a permission it blocked is blocked in every context made after):
+    // only a browser that serves one session hands it out, to that session (and a BiDi
+    // session's mapper, which sees the whole browser, finds no window left in it). Headless
+    // only: a headful Chromium quits when its last window closes, which that session's end
+    // could be.
+    const adopt = options.sole === true && this.#headless && !this.#adopted;
     this.#adopted = true;
     try {
       const context = await NativeContext.open(this.#browser, this.browserVersion, this.#timeZone, adopt);

@@ -130,12 +130,16 @@ export class NativeContext implements DrivenBrowser {
    */
   static async open(browser: Browser, version: string, timeZone?: string, adopt = false): Promise<NativeContext> {
     // A fresh browser's default context is as new as any (its profile is new), and its first
-    // window is already open: the first session takes it and saves creating both. No other
-    // session ever gets the default context.
+    // window is already open: the one session of a browser of its own takes it (ChromiumProcess
+    // decides) and saves creating both. No other session ever gets the default context.
     const context = adopt ? browser.defaultBrowserContext() : await browser.createBrowserContext();
     try {
       const initial = adopt ? context.targets().find((t) => t.type() === 'page') : undefined;
       const first = (initial && (await whileConnected(browser, initial.page()))) ?? (await context.newPage());
+      // Chromium places each new window a step below and right of the last one: the place would
+      // tell how many windows other sessions have open. Every session's first window starts at
+      // the screen's corner (its size is --window-size's).
+      await browser.setWindowBounds(await first.windowId(), { left: 0, top: 0 });
       const self = new NativeContext(context, version, handleOf(first.target()), timeZone);
       self.#adopted = adopt;
       const created = (target: Target) => void self.#track(target);

@@ -33,6 +33,12 @@ const BASE_ARGS = [
   // As chromedriver: scripts' window.open() must open windows (tests rely on it).
   '--disable-popup-blocking',
   '--window-size=1280,800',
+  // Each window of a headless Chromium 156 (a session's context has one) would load the omnibox's
+  // WebUI popup in a renderer of its own, never shown: 2 renderers per session instead of 1, and
+  // 0.3 s of CPU more per session (bench/churn.ts). The spare renderer Chromium starts ahead for
+  // the next navigation is started for the context used last and mostly thrown away with it.
+  // Puppeteer merges this list with its own --disable-features.
+  '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,SpareRendererForSitePerProcess',
 ];
 
 /** `--debug-process=<name>` → the Chromium switch that makes that process wait for a debugger. */

@@ -7,6 +7,7 @@ import type { KeyStats } from '../pool/pool.ts';
 import type { LineStats } from '../webdriver/admission.ts';
 import type { Observer, SessionEnd, Step } from '../webdriver/seam.ts';
 import { commandFacts } from '../webdriver/routes.ts';
+import { registerPoolMetrics } from './pool-metrics.ts';
 
 /** What the metrics read from the gateway when scraped. */
 export interface MetricsSource {
@@ -139,6 +140,7 @@ export class Metrics implements Observer {
         }
       },
     });
+    registerPoolMetrics(this.registry, () => source.pool());
   }
 
   // ── The seam ──────────────────────────────────────────────────────────────────────────────

@@ -6,7 +6,7 @@ import { error, HttpRefusal, serializeError, toWebDriverError, type WebDriverErr
 import type { Gateway } from '../webdriver/gateway.ts';
 import { JsonText, TextBody } from '../webdriver/json.ts';
 import { matchRoute, withoutBasePath } from '../webdriver/routes.ts';
-import { forwardedReports, ReportError } from '../webdriver/reports.ts';
+import { forwardedReports } from '../webdriver/reports.ts';
 import { LOCAL } from './auth.ts';
 import type { Principal } from './auth.ts';
 import { checkRequest, isProbe, type AccessPolicy, type RequestFacts } from './security.ts';
@@ -197,7 +197,7 @@ function handle(edge: Edge, res: HttpResponse, req: HttpRequest): void {
       const e = error('invalid argument', 'a path with . or .. segments is not forwarded');
       return afterBody(res, state, hasBody, options.maxBodyBytes, () => sendError(res, state, e));
     }
-    const send = (body: Buffer) => forwardRequest(gateway, forwarder, res, state, passThrough, method, target![2] ?? '', body);
+    const send = (body: Buffer) => forwardRequest({ gateway, forwarder, res, state, session: passThrough, method, rest: target![2] ?? '', body });
     if (!hasBody) return send(Buffer.alloc(0));
     return readBody(res, options.maxBodyBytes, true, (raw) => (raw === null ? bodyTooLarge(res, state, options.maxBodyBytes) : send(raw)));
   }
@@ -250,17 +250,22 @@ function handle(edge: Edge, res: HttpResponse, req: HttpRequest): void {
   });
 }
 
+/** One request of a pass-through session, as the edge read it. */
+interface Forwarded {
+  gateway: Gateway;
+  forwarder: Forwarder;
+  res: HttpResponse;
+  state: ResponseState;
+  session: PassThroughSession;
+  method: string;
+  /** The path after `/session/{id}`. */
+  rest: string;
+  body: Buffer;
+}
+
 /** Forward one request of a pass-through session and stream the upstream's answer back. */
-function forwardRequest(
-  gateway: Gateway,
-  forwarder: Forwarder,
-  res: HttpResponse,
-  state: ResponseState,
-  session: PassThroughSession,
-  method: string,
-  rest: string,
-  body: Buffer,
-): void {
+function forwardRequest(request: Forwarded): void {
+  const { gateway, res, state, session, method, rest, body } = request;
   const deleting = method === 'DELETE' && rest === '';
   const route = matchRoute(method, `/session/-${rest}`);
   const name = route.kind === 'found' ? route.route.command : `${method} ${rest || '/'}`;
@@ -272,7 +277,7 @@ function forwardRequest(
   try {
     reported = forwardedReports(method, rest, body);
   } catch (e) {
-    const failure = e instanceof ReportError ? error('invalid argument', e.message) : toWebDriverError(e);
+    const failure = toWebDriverError(e); // a malformed report: invalid argument
     gateway.seam.answered({ kind: 'forwarded', name, session, startedAt, durationMs: performance.now() - started, error: { code: failure.code, message: failure.message } });
     return sendError(res, state, failure);
   }
@@ -285,9 +290,9 @@ function forwardRequest(
   // the hot path there is nothing to wait for.
   // (Parsed once, for the seam and its step alike, and only when its content is kept.)
   const params = gateway.seam.record(session)?.redactor ? parsed(body) : undefined;
-  const before = gateway.seam.before(session, { kind: 'forwarded', name, urlParams: route.kind === 'found' ? route.urlParams : {}, params });
   const urlParams = route.kind === 'found' ? route.urlParams : {};
-  const forward = () => forwardNow(gateway, forwarder, res, state, session, method, rest, body, { name, urlParams }, deleting, params);
+  const before = gateway.seam.before(session, { kind: 'forwarded', name, urlParams, params });
+  const forward = () => forwardNow(request, { name, urlParams }, deleting, params);
   if (!before) return forward();
   session.inFlight++;
   void before.finally(() => {
@@ -296,19 +301,8 @@ function forwardRequest(
   });
 }
 
-function forwardNow(
-  gateway: Gateway,
-  forwarder: Forwarder,
-  res: HttpResponse,
-  state: ResponseState,
-  session: PassThroughSession,
-  method: string,
-  rest: string,
-  body: Buffer,
-  command: { name: string; urlParams: Record<string, string> },
-  deleting: boolean,
-  params: unknown,
-): void {
+function forwardNow(request: Forwarded, command: { name: string; urlParams: Record<string, string> }, deleting: boolean, params: unknown): void {
+  const { gateway, forwarder, res, state, session, method, rest, body } = request;
   let status = 0;
   const startedAt = Date.now();
   const started = performance.now();

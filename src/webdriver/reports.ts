@@ -3,6 +3,8 @@
 // sent through Execute Script (Sauce Labs `sauce:`, BrowserStack `browserstack_executor:`,
 // LambdaTest `lambda-`), which are answered by the gateway and never run in the page. Pure.
 
+import { WebDriverError } from './errors.ts';
+
 export type TestResult = 'passed' | 'failed' | 'skipped';
 
 /** One thing a client said. A report may carry several (a started test with its name). */
@@ -24,8 +26,12 @@ const text = (value: unknown): string | undefined => {
   return s === undefined || s === '' ? undefined : s.slice(0, MAX_TEXT);
 };
 
-/** Why a session event is refused: `invalid argument` with this message. */
-export class ReportError extends Error {}
+/** Why a report is refused: `invalid argument` with this message (a W3C error where it is made). */
+export class ReportError extends WebDriverError {
+  constructor(message: string) {
+    super('invalid argument', message);
+  }
+}
 
 /** Selenium Grid 4.41+ session events: `{eventType, payload}`. */
 export function sessionEventReports(body: unknown): ClientReport[] {

@@ -318,3 +318,25 @@ test("Tests: named sessions grouped into tests, each with its runs as marks (new
     await page.browserContext().close();
   }
 });
+
+test('the pool view shows what the pool prepares ahead: contexts prepared of how many it keeps, the New Session rate it prepares for, and New Session’s wait for a context', async () => {
+  const page = await dashboardAs(TOKENS.alice);
+  try {
+    // Sessions one after another, as a test suite's: the rate the pool prepares for rises above 0.
+    for (let i = 0; i < 3; i++) await (await alice.newSession()).end();
+    const { pool } = await alice.ok('GET', '/status');
+    const [key] = pool;
+    assert.ok(key.rate > 0 && key.target >= 1 && key.leaseWait.count >= 3, JSON.stringify(key));
+    await page.waitForFunction(() => {
+      const [prepared, rate, wait] = ['prepared', 'rate', 'wait'].map((name) => document.querySelector(`#pool tbody tr .${name}`)?.textContent ?? '');
+      return /^\d+ \/ [1-9]\d*$/.test(prepared!) && /^[1-9]\d*\/min$/.test(rate!) && /^[\d.]+ m?s \/ [\d.]+ m?s$/.test(wait!);
+    });
+    // The row's cells under their headings, on one line, nothing cut or spilling over at 1400 px but the key.
+    const headings = await page.$$eval('#pool thead th', (ths) => ths.map((th) => th.textContent));
+    assert.deepEqual(headings, ['backend', 'key', 'browsers', 'in use', 'prepared / target', 'preparing', 'New Sessions', 'wait p50 / p99']);
+    const cut = await page.$$eval('#pool thead th, #pool tbody tr:first-child td:not(.key)', (cells) => cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent));
+    assert.deepEqual(cut, []);
+  } finally {
+    await page.browserContext().close();
+  }
+});

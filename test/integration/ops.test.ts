@@ -101,4 +101,30 @@ describe('metrics', () => {
       await s.end();
     }
   });
+
+  test("GET /metrics has what the pool prepares ahead and New Session's wait for a context, per key", async () => {
+    const scrape = () => fetch(`${gw.url}/metrics`).then((r) => r.text());
+    /** The native key's samples of `name` (label sets as written, without the backend and key). */
+    const samples = (text: string, name: string) =>
+      new Map(
+        [...text.matchAll(new RegExp(`^${name}\\{backend="native",key="[^\\n]*?"(?:,(le="[^"]*"))?\\} (\\S+)$`, 'gm'))].map((m) => [m[1] ?? '', Number(m[2])]),
+      );
+    const before = samples(await scrape(), 'wdgate_pool_lease_wait_seconds_count').get('') ?? 0;
+    for (let i = 0; i < 2; i++) await (await gw.client.newSession()).end();
+    const text = await scrape();
+    const count = samples(text, 'wdgate_pool_lease_wait_seconds_count').get('');
+    assert.equal(count, before + 2);
+    // Buckets are cumulative, +Inf holds every wait, and the sum is of seconds (two leases: well under a minute).
+    const buckets = [...samples(text, 'wdgate_pool_lease_wait_seconds_bucket')];
+    assert.equal(buckets.at(-1)![0], 'le="+Inf"');
+    assert.equal(buckets.at(-1)![1], count);
+    assert.ok(buckets.every(([, n], i) => i === 0 || n >= buckets[i - 1]![1]), JSON.stringify(buckets));
+    assert.ok(samples(text, 'wdgate_pool_lease_wait_seconds_sum').get('')! < 60);
+    assert.match(text, /^# TYPE wdgate_pool_lease_wait_seconds histogram$/m);
+    // The default key keeps minWarm (1) at least; it has seen New Sessions; a context takes a while to prepare.
+    assert.ok(samples(text, 'wdgate_pool_prepared_target').get('')! >= 1);
+    assert.ok(samples(text, 'wdgate_pool_new_session_rate').get('')! > 0);
+    assert.ok(samples(text, 'wdgate_pool_prepare_seconds').get('')! > 0);
+    assert.ok(samples(text, 'wdgate_pool_contexts_preparing').get('')! >= 0);
+  });
 });

@@ -398,3 +398,35 @@ describe('sessionsPerBrowser 1: a process of its own for every session', () => {
     await eventually(async () => (await browserMains(gw.process.pid!)).length === 1, 'not exactly one warm browser is left');
   });
 });
+
+describe('preparing ahead in proportion to the New Session rate', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await gatewayWith({ pool: { minWarm: 1, sessionsPerBrowser: 8, maxBrowsers: 2, idleTimeout: 2000 } });
+  });
+  after(() => stop(gw));
+
+  test('sessions coming one after another make the pool keep more contexts prepared than minWarm, in the browser it has; when they stop, the extra ones go', async () => {
+    // A test suite's worker: a session per test, as fast as they come.
+    let rose = false;
+    for (let i = 0; i < 60 && !rose; i++) {
+      await (await gw.client.newSession()).end();
+      const [key] = (await status(gw)).pool;
+      rose = key.target >= 2 && key.free + key.preparing >= 2;
+    }
+    assert.ok(rose, `the pool kept no more than minWarm prepared: ${JSON.stringify((await status(gw)).pool[0])}`);
+    await eventually(async () => (await status(gw)).pool[0].free >= 2, 'the contexts prepared for the rate did not become ready');
+    // Not a rate to launch another browser for: the extra contexts filled the one there is.
+    assert.equal((await status(gw)).pool[0].browsers, 1);
+    assert.equal((await browserMains(gw.process.pid!)).length, 1);
+    // The rate falls; past the idle timeout the pool is back to minWarm.
+    await eventually(
+      async () => {
+        const [key] = (await status(gw)).pool;
+        return key.target === 1 && key.free === 1 && key.preparing === 0;
+      },
+      'the extra prepared contexts were kept',
+      60_000,
+    );
+  });
+});

@@ -1,10 +1,11 @@
-// The trace's page code, installed once per document as a library (the backend keeps it and binds
-// it to each call: ../capture.ts). It knows whether the document may look different since its
-// last snapshot: a MutationObserver (on the document and every open shadow root the last snapshot
-// walked) that disconnects at the first change, and input, change, scroll, toggle and load events
-// — so a page that did not change costs no serialization and no transfer, and the gateway reuses
-// the previous snapshot (and picture). A document with frames or canvases is taken whole each
-// time (their changes are not observed), and so is one whose URL, viewport or scroll moved.
+// The trace's page code, a library the backend binds each call to (../capture.ts). It knows
+// whether the document may look different since its last snapshot: a watch kept on the document
+// (a non-enumerable property, as the element references are) — a MutationObserver (on the
+// document and every open shadow root the last snapshot walked) that disconnects at the first
+// change, and input, change, scroll, toggle and load events — so a page that did not change costs
+// no serialization and no transfer, and the gateway reuses the previous snapshot (and picture). A
+// document with frames or canvases is taken whole each time (their changes are not observed), and
+// so is one whose URL, viewport or scroll moved.
 //
 // The snapshot writes the document out as HTML that shows the page as it is now, with nothing
 // that could run or fetch: scripts, event handler attributes, <base>, refresh and javascript:
@@ -16,44 +17,56 @@
 // the trace.
 function wdgateTraceLibrary() {
   'use strict';
-  /** This document's library (a new document gets a new one). */
-  const id = Math.random().toString(36).slice(2);
-  let version = 0;
-  /** Something may have changed since snapshot `version` was taken. */
-  let changed = true;
-  let fingerprint = '';
+  // The document's watch is kept on the document (not in this object): a backend may compile
+  // its own copy of the library for a document's first call, and every copy must share it.
+  const KEY = '__wdgate_trace';
   const OBSERVED = { subtree: true, childList: true, attributes: true, characterData: true };
-  // The first change is all that matters: then it stops listening (the page pays for one record).
-  const observer = new MutationObserver(() => {
-    changed = true;
-    observer.disconnect();
-  });
-  const mark = () => {
-    changed = true;
-  };
-  for (const type of ['input', 'change', 'toggle', 'load']) addEventListener(type, mark, { capture: true, passive: true });
-  // Elements ever scrolled: only their offsets are read (reading every element's costs half a
-  // large page's snapshot). The first snapshot reads them all, for what scrolled before.
-  const scrolled = new WeakSet();
-  let seeded = false;
-  addEventListener(
-    'scroll',
-    (event) => {
-      changed = true;
-      const target = event.target;
-      scrolled.add(target && target.nodeType === 9 ? target.scrollingElement || target.documentElement : target);
-    },
-    { capture: true, passive: true },
-  );
-  const frames = document.getElementsByTagName('iframe');
-  const oldFrames = document.getElementsByTagName('frame');
-  const canvases = document.getElementsByTagName('canvas');
-  const where = () => location.href + ' ' + innerWidth + 'x' + innerHeight + ' ' + scrollX + ',' + scrollY;
-  const unobserved = () => frames.length > 0 || oldFrames.length > 0 || canvases.length > 0;
 
-  function dirty() {
-    if (observer.takeRecords().length) changed = true;
-    return changed || unobserved() || where() !== fingerprint;
+  function watchOf() {
+    if (Object.prototype.hasOwnProperty.call(document, KEY)) return document[KEY];
+    const watch = {
+      /** This document's watch (a new document gets a new one). */
+      id: Math.random().toString(36).slice(2),
+      version: 0,
+      /** Something may have changed since snapshot `version` was taken. */
+      changed: true,
+      fingerprint: '',
+      /** Elements ever scrolled: only their offsets are read (reading every element's costs half a large page's snapshot). */
+      scrolled: new WeakSet(),
+      /** The first snapshot reads every element's offsets, for what scrolled before the watch began. */
+      seeded: false,
+      frames: document.getElementsByTagName('iframe'),
+      oldFrames: document.getElementsByTagName('frame'),
+      canvases: document.getElementsByTagName('canvas'),
+      observer: null,
+    };
+    // The first change is all that matters: then it stops listening (the page pays for one record).
+    watch.observer = new MutationObserver(() => {
+      watch.changed = true;
+      watch.observer.disconnect();
+    });
+    const mark = () => {
+      watch.changed = true;
+    };
+    for (const type of ['input', 'change', 'toggle', 'load']) addEventListener(type, mark, { capture: true, passive: true });
+    addEventListener(
+      'scroll',
+      (event) => {
+        watch.changed = true;
+        const target = event.target;
+        watch.scrolled.add(target && target.nodeType === 9 ? target.scrollingElement || target.documentElement : target);
+      },
+      { capture: true, passive: true },
+    );
+    Object.defineProperty(document, KEY, { value: watch, enumerable: false, configurable: true });
+    return watch;
+  }
+
+  const where = () => location.href + ' ' + innerWidth + 'x' + innerHeight + ' ' + scrollX + ',' + scrollY;
+
+  function dirty(watch) {
+    if (watch.observer.takeRecords().length) watch.changed = true;
+    return watch.changed || watch.frames.length > 0 || watch.oldFrames.length > 0 || watch.canvases.length > 0 || where() !== watch.fingerprint;
   }
 
   return {
@@ -62,23 +75,27 @@ function wdgateTraceLibrary() {
      * document's last snapshot and nothing changed since (unless `full`).
      */
     snapshot(options) {
+      const watch = watchOf();
       const since = options && options.since;
-      if (since && since.id === id && since.version === version && !options.full && !dirty()) return { unchanged: true, id: id, version: version };
-      observer.disconnect();
+      if (since && since.id === watch.id && since.version === watch.version && !options.full && !dirty(watch)) return { unchanged: true, id: watch.id, version: watch.version };
+      watch.observer.disconnect();
       const roots = [document];
-      const result = serialize(options || {}, roots, seeded ? scrolled : null);
-      seeded = true;
-      for (const root of roots) observer.observe(root, OBSERVED);
-      changed = false;
-      fingerprint = where();
-      version++;
-      result.id = id;
-      result.version = version;
+      const result = serialize(options || {}, roots, watch.seeded ? watch.scrolled : null, watch.scrolled);
+      watch.seeded = true;
+      for (const root of roots) watch.observer.observe(root, OBSERVED);
+      watch.changed = false;
+      watch.fingerprint = where();
+      watch.version++;
+      result.id = watch.id;
+      result.version = watch.version;
       return result;
     },
     /** Whether the document may have changed since snapshot `since` (a picture taken meanwhile shows it or not). */
     changedSince(since) {
-      return !(since && since.id === id && since.version === version && !(observer.takeRecords().length || changed || where() !== fingerprint));
+      const watch = watchOf();
+      if (!since || since.id !== watch.id || since.version !== watch.version) return true;
+      if (watch.observer.takeRecords().length) watch.changed = true;
+      return watch.changed || where() !== watch.fingerprint;
     },
   };
 
@@ -86,7 +103,7 @@ function wdgateTraceLibrary() {
    * The document as HTML; `roots` gets the shadow roots walked (to observe them). Scroll offsets
    * of the elements in `scrolled`, or (null) of every element, which then go into `scrolled`.
    */
-  function serialize(options, roots, scrolledOnly) {
+  function serialize(options, roots, scrolledOnly, scrolled) {
     const maxBytes = (options && options.maxBytes) || 4 * 1024 * 1024;
     const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
     const DROP = new Set(['script', 'noscript', 'base', 'object', 'embed', 'applet', 'portal']);

@@ -2,10 +2,9 @@
 // their tests that come as scripts (cloud grids) or as Selenium Grid's session events.
 import { p } from '../params.ts';
 import { executeInPage } from '../page/index.ts';
-import { error } from '../errors.ts';
 import type { Session } from '../session.ts';
 import type { Gateway } from '../gateway.ts';
-import { eventReports, ReportError, scriptReports, sessionEventAnswer } from '../reports.ts';
+import { eventReports, scriptReports, sessionEventAnswer } from '../reports.ts';
 import { sessionCommand } from './types.ts';
 
 const scriptParams = p.object({ script: p.string, args: p.array(p.any) });
@@ -26,13 +25,8 @@ export const executeAsyncScript = sessionCommand({
  * Undefined for an ordinary script.
  */
 function reported(gateway: Gateway, session: Session, script: string): Promise<null> | undefined {
-  let reports;
-  try {
-    reports = scriptReports(script);
-  } catch (e) {
-    if (e instanceof ReportError) throw error('invalid argument', e.message);
-    throw e;
-  }
+  // A malformed report is invalid argument (ReportError), never run in the page either.
+  const reports = scriptReports(script);
   if (!reports) return undefined;
   gateway.seam.reported(session, reports, 'execute script');
   return Promise.resolve(null);
@@ -42,14 +36,7 @@ function reported(gateway: Gateway, session: Session, script: string): Promise<n
 export const sessionEvent = sessionCommand({
   handlesUserPrompts: false, // nothing of the page is touched
   handler({ gateway, session }, body: unknown) {
-    let reports;
-    try {
-      reports = eventReports(body);
-    } catch (e) {
-      if (e instanceof ReportError) throw error('invalid argument', e.message);
-      throw e;
-    }
-    gateway.seam.reported(session, reports, 'se/event');
+    gateway.seam.reported(session, eventReports(body), 'se/event');
     return sessionEventAnswer(body);
   },
 });
