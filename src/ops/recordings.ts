@@ -107,8 +107,10 @@ export class Recordings implements Observer {
     // The newest frame, written at the video's rate (repeated while the page is still).
     let latest: Buffer | undefined;
     let waiting = false;
+    let written = 0;
     const ticker = setInterval(() => {
       if (!latest || waiting || ffmpeg.exited) return;
+      written++;
       if (!stdin.write(latest)) {
         waiting = true;
         stdin.once('drain', () => void (waiting = false));
@@ -123,6 +125,13 @@ export class Recordings implements Observer {
         clearInterval(ticker);
         stopFrames();
         consoleLog.end();
+        // A session shorter than one frame's time still gets its picture (a video with no frame
+        // is no file at all): the newest frame, or a picture taken now while the browser is there.
+        if (written === 0 && !ffmpeg.exited) {
+          const window = session.currentWindow;
+          const now = latest ?? (window === null ? undefined : await shotOf(session, window, codec).catch(() => undefined));
+          if (now) stdin.write(now);
+        }
         stdin.end();
         const exited = new Promise<void>((resolve) => ffmpeg.onExit(resolve));
         // ffmpeg finishes the file once its input ends; one that hangs is stopped.
@@ -203,4 +212,10 @@ export class Recordings implements Observer {
     clearInterval(this.#sweeper);
     if (this.#config.own) await rm(this.#config.directory, { recursive: true, force: true });
   }
+}
+
+/** A picture of the window in the video's input format. */
+async function shotOf(session: Session, window: string, codec: 'mjpeg' | 'png'): Promise<Buffer> {
+  const data = await session.browser.screenshot(window, undefined, codec === 'mjpeg' ? { type: 'jpeg', quality: 60 } : undefined);
+  return Buffer.from(data, 'base64');
 }
