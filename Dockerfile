@@ -20,7 +20,7 @@ RUN apt-get update -qq \
 # mounts this machine's CA list for this step and names it here (it is not kept in the image).
 COPY package.json package-lock.json ./
 ARG NODE_EXTRA_CA_CERTS
-RUN npm ci --omit=dev --no-audit --no-fund \
+RUN npm ci --omit=dev --engine-strict --no-audit --no-fund \
  && find node_modules/uWebSockets.js/binaries -type f ! -name "uws_linux_$(node -p process.arch)_$(node -p process.versions.modules).node" -delete \
  && find /root/.npm -mindepth 1 -delete
 # A user of its own, by number (Kubernetes' runAsNonRoot can check a number, not a name). As

@@ -21,7 +21,10 @@ done
 
 # Node first: wdgate needs the version package.json's "engines" names (20.15: zlib.crc32), and
 # plain Debian 12's nodejs is 18. Said before anything is installed.
-want=$(sed -n 's/.*"node": *">=\([0-9][0-9.]*\)".*/\1/p' package.json)
+# Without package.json (the Dockerfile's first layer holds only this script; the image's Node
+# is its base's, checked where npm ci runs) there is nothing to compare with.
+want=""
+if [ -f package.json ]; then want=$(sed -n 's/.*"node": *">=\([0-9][0-9.]*\)".*/\1/p' package.json); fi
 have=$( (node --version 2>/dev/null || true) | sed 's/^v//')
 version_ok() { # $1 >= $2, as major.minor
   local a1 a2 b1 b2
@@ -29,7 +32,7 @@ version_ok() { # $1 >= $2, as major.minor
   IFS=. read -r b1 b2 _ <<<"$2.0"
   [ "${a1:-0}" -gt "${b1:-0}" ] || { [ "${a1:-0}" -eq "${b1:-0}" ] && [ "${a2:-0}" -ge "${b2:-0}" ]; }
 }
-if [ -z "$have" ] || ! version_ok "$have" "$want" || ! command -v npm >/dev/null 2>&1; then
+if [ -n "$want" ] && { [ -z "$have" ] || ! version_ok "$have" "$want" || ! command -v npm >/dev/null 2>&1; }; then
   if [ -z "$have" ]; then found="no node"; else found="Node $have"; fi
   command -v npm >/dev/null 2>&1 || found="$found and no npm"
   cat >&2 <<EOF

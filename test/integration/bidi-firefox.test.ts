@@ -303,7 +303,7 @@ describe('sharing a Firefox', () => {
       assert.deepEqual([passed.params.isBlocked, passed.params.intercepts], [false, undefined]);
       await ours.socket.call('network.removeIntercept', { intercept: ourFirst });
       // Its own intercept holds its own request: blocked for it, while we try.
-      void other.socket.command('browsingContext.navigate', { context: otherWindow, url: held, wait: 'complete' });
+      const heldNavigation = other.socket.command('browsingContext.navigate', { context: otherWindow, url: held, wait: 'complete' });
       const blocked = await other.socket.event('network.beforeRequestSent', (p) => p.request.url === held);
       assert.deepEqual([blocked.params.isBlocked, blocked.params.intercepts], [true, [intercept]]);
       const others = { request: blocked.params.request.request, data: passed.params.request.request, collector, intercept, script };
@@ -318,6 +318,7 @@ describe('sharing a Firefox', () => {
       await other.socket.call('network.getData', { request: others.data, dataType: 'response', collector });
       await other.socket.call('network.removeIntercept', { intercept });
       await other.socket.call('script.removePreloadScript', { script });
+      await heldNavigation; // its navigation completes once its request goes on
       assert.equal(await other.s.get('/title'), 'held');
     } finally {
       for (const made of [a, b]) {
