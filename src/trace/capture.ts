@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { transformSync } from 'esbuild';
 import type { BrowsingContext, DrivenBrowser } from '../../backends/backend.ts';
+import { ELEMENT_REFERENCES } from '../webdriver/page/index.ts';
 
 /** The trace's page library, minified once: an expression whose value is the library object. */
 const LIBRARY = (() => {
@@ -54,6 +55,35 @@ export async function snapshotDocument(browser: DrivenBrowser, window: string, m
   const page = (await browser.callFunction(context, SNAPSHOT, [{ maxBytes, since, full }], { library: LIBRARY })) as PageSnapshot | { unchanged: true };
   if ('unchanged' in page) return { unchanged: true };
   return inlineFrames(browser, context, page, maxBytes, 0);
+}
+
+/** Where a command is about to act (the top-level viewport's CSS px): ./page/snapshot.js, look(). */
+export interface ActionTarget {
+  box: { x: number; y: number; width: number; height: number };
+  /** The in-view center point of its first box (out of view: its box's center). */
+  center: { x: number; y: number };
+  inView: boolean;
+  /** Its path in the snapshot's document (an element of the top-level document's light DOM). */
+  selector?: string;
+}
+
+const LOOK = 'function (options) { return this.look(options); }';
+
+/**
+ * Right before a command acts on `element` (a web element reference of the session): where it is
+ * (null: not found, or in a frame of another origin), the viewport, and the window's document as
+ * snapshotDocument answers it, the element carrying data-wdgate-target="<marker>" when taken.
+ */
+export async function lookAtTarget(
+  browser: DrivenBrowser,
+  window: string,
+  look: { element: string | undefined; marker: string; maxBytes: number; since?: PageVersion },
+): Promise<{ target: ActionTarget | null; viewport: DomSnapshot['viewport']; snapshot: DomSnapshot | { unchanged: true } }> {
+  const context = { window, frames: [] };
+  const options = { element: look.element, references: ELEMENT_REFERENCES, marker: look.marker, maxBytes: look.maxBytes, since: look.since };
+  const answer = (await browser.callFunction(context, LOOK, [options], { library: LIBRARY })) as { target: ActionTarget | null; viewport: DomSnapshot['viewport']; snapshot: PageSnapshot | { unchanged: true } };
+  const snapshot = 'unchanged' in answer.snapshot ? { unchanged: true as const } : await inlineFrames(browser, context, answer.snapshot, look.maxBytes, 0);
+  return { target: answer.target, viewport: answer.viewport, snapshot };
 }
 
 /** Whether the window's document may have changed since its snapshot `since`. Never throws (then: changed). */

@@ -155,7 +155,7 @@ export class History implements Observer {
   /** A traced session's classic command: what the previous one left on the page is captured first. */
   beforeCommand(session: AnySession, command: PendingCommand): Promise<void> | undefined {
     if (command.kind !== 'command' || session.kind !== 'driven') return undefined;
-    return this.#live.get(session.id)?.history.recorder?.beforeCommand(session, command.name);
+    return this.#live.get(session.id)?.history.recorder?.beforeCommand(session, command);
   }
 
   answered(step: Step): void {

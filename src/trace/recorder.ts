@@ -16,15 +16,22 @@
 //   the failure's picture). A step left without one says why (`noScreenshot`).
 //
 // Console messages, page errors and requests come from the backend's listeners. Everything stays
-// in memory, within a byte budget, until the trace is written (./trace-file.ts). Issue 33's
-// before/action/after views fit here: "before" is the last capture when the page has not changed
-// since (the library answers that for the cost of a call), and a filmstrip is the pictures by time.
+// in memory, within a byte budget, until the trace is written (./trace-file.ts).
+//
+// Before, action, after (docs/traces.md): a step's after capture is the next step's before (it is
+// taken right before the next command runs). A command that acts on an element or with a pointer
+// (./action.ts) asks the page, in the same call, where that is and whether the page changed since
+// the last snapshot — a page that changed meanwhile (while a find polled, say) gets a `before`
+// snapshot of its own, the element marked in it; an unchanged one costs no serialization, and the
+// action view outlines the element by its selector in the snapshot already taken.
 import { createHash } from 'node:crypto';
 import { UserPromptOpenedError, type ConsoleEntry, type NetworkEntry, type PageError } from '../../backends/backend.ts';
 import type { Session } from '../webdriver/session.ts';
 import { commandFacts } from '../webdriver/routes.ts';
 import type { Redactor } from '../webdriver/redact.ts';
-import { changedSince, snapshotDocument, takePicture, type DomSnapshot, type PageVersion } from './capture.ts';
+import type { PendingCommand } from '../webdriver/seam.ts';
+import { actionCapture, actionPlan, type ActionCapture, type ActionPlan, type Capture } from './action.ts';
+import { changedSince, lookAtTarget, snapshotDocument, takePicture, type DomSnapshot, type PageVersion } from './capture.ts';
 import type { HarPage } from './har.ts';
 import { pictureGate, type PictureGate } from './pressure.ts';
 
@@ -50,6 +57,10 @@ export interface TraceStep {
   noScreenshot?: string;
   /** The viewport of the step's capture and how far it was scrolled (CSS px). */
   viewport?: { width: number; height: number; scrollX: number; scrollY: number };
+  /** The page right before it ran, when that is not the after capture of the step before it. */
+  before?: Capture;
+  /** What it acted on and where its pointer went down. */
+  action?: ActionCapture;
   text?: string;
 }
 
@@ -127,6 +138,8 @@ export class Recorder {
   #state: PageState | undefined;
   #lastPictureAt = 0;
   #ended = false;
+  /** The classic command about to run: its before and action, for its step. */
+  #acting: { name: string; before?: Capture; action?: ActionCapture } | undefined;
 
   constructor(options: RecorderOptions) {
     this.#options = options;
@@ -153,6 +166,11 @@ export class Recorder {
   /** Add a step; page-changing commands of a driven session are captured before the next one runs. */
   add(step: Omit<TraceStep, 'n'>, capture = false): TraceStep {
     const full = { n: this.steps.length, ...step } as TraceStep;
+    if (step.kind === 'command' && this.#acting?.name === step.name) {
+      if (this.#acting.before) full.before = this.#acting.before;
+      if (this.#acting.action) full.action = this.#acting.action;
+      this.#acting = undefined;
+    }
     this.steps.push(full);
     if (capture) this.#pending = full;
     return full;
@@ -161,15 +179,47 @@ export class Recorder {
   /**
    * Right before a classic command of the session runs (in its queue): the previous step's
    * capture begins, and a command that may change the page (the route table's changesPage) waits
-   * for its snapshot. (What it types into a password field the seam has hidden already:
+   * for its snapshot; then one that acts on an element or with a pointer has its before and
+   * action looked at. (What it types into a password field the seam has hidden already:
    * src/webdriver/seam.ts.)
    */
-  async beforeCommand(session: Session, command: string): Promise<void> {
+  async beforeCommand(session: Session, command: PendingCommand): Promise<void> {
+    this.#acting = undefined;
     // Delete Session: the last capture is the session's end's (finish).
-    if (command === 'deleteSession') return;
-    const changes = commandFacts(command).changesPage === true;
+    if (command.name === 'deleteSession') return;
+    const changes = commandFacts(command.name).changesPage === true;
     if (this.#pending) this.#begin(session, changes ? 'changes' : 'reads');
     if (changes) await this.#blocking;
+    const plan = actionPlan(command.name, command.urlParams, command.params, session.frames.length > 0);
+    if (plan) this.#acting = { name: command.name, ...(await this.#look(session, plan)) };
+  }
+
+  /**
+   * Where the command is about to act, and the page before it when it changed since the last
+   * snapshot (then taken, the element marked in it). Never throws: without an answer, the step
+   * has no action view.
+   */
+  async #look(session: Session, plan: ActionPlan): Promise<{ before?: Capture; action?: ActionCapture }> {
+    const window = session.currentWindow;
+    if (window === null || this.#overBudget) return {};
+    const last = this.#state?.window === window ? this.#state : undefined;
+    const marker = `wdgate-${this.steps.length}`;
+    try {
+      const looked = await bounded(lookAtTarget(session.browser, window, { element: plan.element, marker, maxBytes: this.#options.maxSnapshotBytes, since: last?.at }));
+      if ('unchanged' in looked.snapshot) return { action: actionCapture(plan, looked.target, looked.viewport, undefined) };
+      const taken = looked.snapshot;
+      for (const secret of taken.secrets) this.redactor.addSecret(secret);
+      const snapshot = this.#keep('snapshots', `${this.steps.length}-before`, 'html', taken.html);
+      // The page as it is now is what the next after capture compares with.
+      this.#state = { window, at: taken.at, url: taken.url, title: taken.title, viewport: taken.viewport, snapshot, picture: undefined, taking: undefined, steps: [] };
+      const marked = snapshot !== undefined && looked.target !== null && taken.html.includes(`data-wdgate-target="${marker}"`);
+      return {
+        ...(snapshot && { before: { snapshot, viewport: taken.viewport } }),
+        action: actionCapture(plan, looked.target, looked.viewport, marked ? marker : undefined),
+      };
+    } catch {
+      return {};
+    }
   }
 
   /** Capture what the browser shows now for the step waiting for it, pictures included. Never throws. */
@@ -318,7 +368,7 @@ export class Recorder {
   // ── Files ──────────────────────────────────────────────────────────────────────────────────
 
   /** Keep a file once (a repeated picture or DOM names the first), within the byte budget. */
-  #keep(folder: string, n: number, ext: string, content: Buffer | string): string | undefined {
+  #keep(folder: string, n: number | string, ext: string, content: Buffer | string): string | undefined {
     const hash = createHash('sha1').update(content).digest('base64url');
     const known = this.#byHash.get(hash);
     if (known) return known;

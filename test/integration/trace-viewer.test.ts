@@ -347,6 +347,15 @@ describe('a session recorded by the gateway', () => {
       await page.click('#phase [data-phase="before"]');
       assert.equal(await snapshotShows(page, '#total', 'Total: -'), 'Total: -');
       assert.match(await page.$eval('#picture-note', (e) => e.textContent!), /as step \d+ left it/);
+      // As it acted: the button outlined in that capture (found by the selector the recorder
+      // took), the point where the click went down on it.
+      await page.click('#phase [data-phase="action"]');
+      await snapshotText(page, '[data-wdgate-pointer]');
+      assert.equal(await inSnapshot(page, '#compute', (e) => getComputedStyle(e).outlineStyle), 'solid');
+      assert.equal(await inSnapshot(page, '#total', (e) => getComputedStyle(e).outlineStyle), 'none', 'only the element clicked');
+      const [button, dot] = await Promise.all([inSnapshot(page, '#compute', (e) => e.getBoundingClientRect().toJSON()), inSnapshot(page, '[data-wdgate-pointer]', (e) => e.getBoundingClientRect().toJSON())]);
+      const center = { x: dot.x + dot.width / 2, y: dot.y + dot.height / 2 };
+      assert.ok(Math.abs(center.x - (button.x + button.width / 2)) <= 1 && Math.abs(center.y - (button.y + button.height / 2)) <= 1, `the point ${JSON.stringify(center)} at the button's center ${JSON.stringify(button)}`);
       await page.click('#phase [data-phase="after"]');
       // The page's console line. (Which step's time it falls in is the recorder's timestamp's
       // business: the native backend stamps a line as it arrives, which under load may be after
@@ -430,6 +439,17 @@ describe('a session recorded by the gateway', () => {
       assert.equal(await waitForSnapshotElement(page, 'phase=after', '#total'), 'Total: 21.50');
       await page.click('button[role="tab"][title="Before"]');
       assert.equal(await waitForSnapshotElement(page, 'phase=before', '#total'), 'Total: -');
+      // As it acted: Playwright's viewer outlines the element the click addressed.
+      await page.click('button[role="tab"][title="Action"]');
+      const frames = () => page.frames().map((f) => f.url());
+      const outlined = async () => {
+        for (const frame of page.frames()) {
+          const outline = await frame.$eval('#compute', (e) => (e as HTMLElement).style.outline).catch(() => '');
+          if (outline) return outline;
+        }
+        return '';
+      };
+      await eventually(async () => /solid/.test(await outlined()), `the clicked button is not outlined in the action snapshot: ${frames().join(', ')}`, 20_000);
       // Its filmstrip has the screenshots; its console and network tabs count the page's lines and requests.
       assert.ok((await page.$$('.film-strip-frame')).length > 0, 'no screenshot in the filmstrip');
       assert.match(await page.$eval('button[role="tab"][title="Console"]', (e) => e.textContent!), /^Console[1-9]/);

@@ -118,3 +118,30 @@ test('the export: one context, each step an action whose before, input and after
   assert.equal(new TextDecoder().decode(files[`resources/${resource.snapshot.response.content._sha1}`]), '{"a":1}');
   assert.equal(resource.snapshot.response.content.text, undefined);
 });
+
+test("an action whose element the recorder found by its selector (no snapshot of its own): the element at the selector's path in the step's before snapshot is Playwright's target", async () => {
+  const T = 1_800_000_000_000;
+  const viewport = { width: 800, height: 600, scrollX: 0, scrollY: 0 };
+  const selector = 'html > body:nth-of-type(1) > div:nth-of-type(2) > button:nth-of-type(1)';
+  const index = {
+    version: 1,
+    session: { id: 's-2', name: 'by selector', startedAt: new Date(T).toISOString(), browserName: 'chrome', engine: 'chromium', result: 'passed' },
+    steps: [
+      { n: 0, kind: 'command', name: 'navigateTo', startedAt: T, durationMs: 5, window: 'w', url: 'http://a.test/', snapshot: 'snapshots/0.html', viewport },
+      { n: 1, kind: 'command', name: 'findElement', startedAt: T + 10, durationMs: 1, window: 'w' },
+      { n: 2, kind: 'command', name: 'elementClick', startedAt: T + 20, durationMs: 5, window: 'w', action: { viewport, element: { selector, box: { x: 1, y: 2, width: 3, height: 4 } }, point: { x: 2, y: 4 } } },
+    ],
+  };
+  const zip = zipSync({
+    'trace.json': strToU8(JSON.stringify(index)),
+    'snapshots/0.html': strToU8('<!DOCTYPE html><html><head></head><body><div><button>first div</button></div><p>between</p><div><span>x</span><button>this one</button></div></body></html>'),
+  });
+  const events = new TextDecoder().decode(unzipSync(await toPlaywrightTrace(zip))['trace.trace']).split('\n').map((l) => JSON.parse(l));
+  const input = events.find((e) => e.type === 'frame-snapshot' && e.snapshot.snapshotName === 'input@call@2').snapshot;
+  const body = input.html[3];
+  assert.deepEqual(body[2], ['div', {}, ['button', {}, 'first div']]);
+  assert.deepEqual(body[4], ['div', {}, ['span', {}, 'x'], ['button', { __playwright_target__: '' }, 'this one']]);
+  // The before snapshot is the same file without a target.
+  const before = events.find((e) => e.type === 'frame-snapshot' && e.snapshot.snapshotName === 'before@call@2').snapshot;
+  assert.doesNotMatch(JSON.stringify(before.html), /__playwright_target__/);
+});

@@ -90,6 +90,21 @@ function wdgateTraceLibrary() {
       result.version = watch.version;
       return result;
     },
+    /**
+     * Right before a command acts on an element (issue 33's action view): the element — found by
+     * its web element reference in this document or a same-origin frame's (`references`: the key
+     * of the WebDriver atoms' reference cache) — as `target` (its border box and in-view center
+     * point in this viewport, frames' offsets added; a CSS selector when it is in this document's
+     * light DOM), the viewport and its scroll, and `snapshot` as snapshot() answers it with `since`, the element carrying
+     * data-wdgate-target="<marker>" when one is taken. `target` is null for an element not found
+     * (the command answers that itself).
+     */
+    look(options) {
+      const node = findReference(document, options.element, options.references, 0);
+      const target = node ? describeTarget(node) : null;
+      const viewport = { width: innerWidth, height: innerHeight, scrollX, scrollY };
+      return { target, viewport, snapshot: this.snapshot({ ...options, target: node, marker: options.marker }) };
+    },
     /** Whether the document may have changed since snapshot `since` (a picture taken meanwhile shows it or not). */
     changedSince(since) {
       const watch = watchOf();
@@ -98,6 +113,86 @@ function wdgateTraceLibrary() {
       return watch.changed || where() !== watch.fingerprint;
     },
   };
+
+  /** The node a web element reference names, in `doc` or (same origin) its frames' documents. */
+  function findReference(doc, id, key, depth) {
+    if (typeof id !== 'string') return null;
+    const cache = doc[key];
+    if (cache && id.startsWith(cache.doc + '.')) {
+      const node = cache.byId.get(id) && cache.byId.get(id).deref();
+      return node && node.isConnected && node.nodeType === 1 ? node : null;
+    }
+    if (cache && cache.shared && cache.shared.get(id)) {
+      const node = cache.shared.get(id).deref();
+      return node && node.isConnected && node.nodeType === 1 ? node : null;
+    }
+    if (depth >= 3) return null;
+    for (const frame of doc.querySelectorAll('iframe, frame')) {
+      let inner = null;
+      try {
+        inner = frame.contentDocument;
+      } catch {
+        inner = null;
+      }
+      const found = inner && findReference(inner, id, key, depth + 1);
+      if (found) return found;
+    }
+    return null;
+  }
+
+  /**
+   * The element's border box and the in-view center point of its first box (spec §12.4.1; an
+   * element out of view: its box's center, where a click scrolls it to) in the top-level
+   * viewport's CSS px, and its selector.
+   */
+  function describeTarget(el) {
+    let dx = 0;
+    let dy = 0;
+    for (let w = el.ownerDocument.defaultView; w && w !== window; w = w.parent) {
+      const frame = w.frameElement;
+      if (!frame) return null; // a frame of another origin between: its place is not ours to know
+      const r = frame.getBoundingClientRect();
+      const style = getComputedStyle(frame);
+      dx += r.x + frame.clientLeft + parseFloat(style.paddingLeft || '0');
+      dy += r.y + frame.clientTop + parseFloat(style.paddingTop || '0');
+    }
+    const box = el.getBoundingClientRect();
+    const rects = Array.from(el.getClientRects());
+    const first = rects.find((r) => r.width > 0 && r.height > 0) || rects[0] || box;
+    const view = el.ownerDocument.defaultView;
+    const left = Math.max(0, first.left);
+    const right = Math.min(view.innerWidth, first.right);
+    const top = Math.max(0, first.top);
+    const bottom = Math.min(view.innerHeight, first.bottom);
+    const inView = right > left && bottom > top;
+    const center = inView ? { x: (left + right) / 2, y: (top + bottom) / 2 } : { x: first.left + first.width / 2, y: first.top + first.height / 2 };
+    const round = (n) => Math.round(n * 100) / 100;
+    return {
+      box: { x: round(box.x + dx), y: round(box.y + dy), width: round(box.width), height: round(box.height) },
+      center: { x: Math.floor(center.x + dx), y: Math.floor(center.y + dy) },
+      inView,
+      ...(el.ownerDocument === document && el.getRootNode() === document && { selector: selectorOf(el) }),
+    };
+  }
+
+  /**
+   * The element's path from <html> as the snapshot writes the document: tag:nth-of-type(k) at
+   * each level, counting siblings as written (what the snapshot drops is not counted; a canvas
+   * becomes an img, a style sheet link a style).
+   */
+  function selectorOf(el) {
+    const DROPPED = new Set(['script', 'noscript', 'base', 'object', 'embed', 'applet', 'portal']);
+    const written = (n) => (n.localName === 'canvas' ? 'img' : n.localName === 'link' ? 'style' : n.localName);
+    const parts = [];
+    for (let n = el; n && n.nodeType === 1 && n !== document.documentElement; n = n.parentElement) {
+      const tag = written(n);
+      let k = 1;
+      for (let s = n.previousElementSibling; s; s = s.previousElementSibling) if (!DROPPED.has(s.localName) && written(s) === tag) k++;
+      if (!/^[a-z][a-z0-9-]*$/.test(tag)) return undefined;
+      parts.unshift(tag + ':nth-of-type(' + k + ')');
+    }
+    return ['html', ...parts].join(' > ');
+  }
 
   /**
    * The document as HTML; `roots` gets the shadow roots walked (to observe them). Scroll offsets
@@ -111,6 +206,9 @@ function wdgateTraceLibrary() {
     const MASK = '\u2022\u2022\u2022\u2022\u2022\u2022\u2022\u2022';
     const secrets = [];
     const foreign = [];
+    /** The element a command is about to act on, marked (look()). */
+    const target = options.target || null;
+    const marker = typeof options.marker === 'string' ? options.marker : '';
     let bytes = 0;
     let truncated = false;
 
@@ -174,6 +272,7 @@ function wdgateTraceLibrary() {
         }
       }
       if (tag === 'option' && el.selected) out += ' selected';
+      if (el === target && marker) out += ' data-wdgate-target="' + escapeAttr(marker) + '"';
       if (tag === 'img' && !el.hasAttribute('width') && !el.hasAttribute('height')) {
         // The picture is not fetched in the viewer: its box keeps the page's layout.
         const r = el.getBoundingClientRect();

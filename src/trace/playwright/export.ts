@@ -140,7 +140,7 @@ class Writer {
     if (names.before) this.#snapshot(before, names.before, callId, pageId, step.startedAt, step, undefined);
     if (step.action) {
       this.events.push({ type: 'input', callId, ...(names.input && { inputSnapshot: names.input }), ...(action.point && { point: action.point }), ...(action.element?.box && { box: action.element.box }) });
-      if (names.input) this.#snapshot(action, names.input, callId, pageId, step.startedAt, step, action.element?.marker);
+      if (names.input) this.#snapshot(action, names.input, callId, pageId, step.startedAt, step, action.element);
     }
     this.events.push({
       type: 'after',
@@ -155,7 +155,7 @@ class Writer {
   }
 
   /** A frame snapshot (and its frames') of the view's DOM under `name`; undefined when the view has none. */
-  #snapshot(view: PhaseView, name: string, callId: string, pageId: string, time: number, step: TraceStep, target: string | undefined): void {
+  #snapshot(view: PhaseView, name: string, callId: string, pageId: string, time: number, step: TraceStep, element: PhaseView['element']): void {
     const path = view.snapshot?.path;
     const bytes = path && this.#trace.files[path];
     if (!bytes) return;
@@ -163,7 +163,8 @@ class Writer {
     const viewport = view.viewport ?? DEFAULT_VIEWPORT;
     // The same file with the same element marked is the same trees: parsed and written once,
     // referred to after ("n snapshots of this frame ago, its root").
-    const key = `${pageId}|${path}#${target ?? ''}`;
+    const target: Target = { marker: element?.marker, path: element?.marker === undefined ? selectorPath(element?.selector) : undefined };
+    const key = `${pageId}|${path}#${target.marker ?? ''}#${element?.marker === undefined ? (element?.selector ?? '') : ''}`;
     let trees = this.#parsed.get(key);
     if (!trees) {
       const { doctype, root } = htmlToNodes(new TextDecoder().decode(bytes));
@@ -268,26 +269,65 @@ class Writer {
  * The snapshot tree as Playwright's renderer reads it: scroll positions as its attributes, the
  * addressed element marked as its target, frames inlined by wdgate (srcdoc) as frames of their own.
  */
-function adapt(node: ElementSnapshot, framePrefix: string, frames: Array<{ frameId: string; root: ElementSnapshot; doctype?: string }>, target: string | undefined): ElementSnapshot {
+/**
+ * The element Playwright's viewer highlights (`__playwright_target__`): the one carrying the
+ * marker, or the one at the selector's path (the recorder's `tag:nth-of-type(k)` steps from
+ * <html>: an element of the top-level document), `path` being what is left of it below `node`.
+ */
+interface Target {
+  marker?: string;
+  path?: Array<{ tag: string; nth: number }>;
+}
+
+/** The recorder's selector as steps from <html>, or undefined for any other selector. */
+function selectorPath(selector: string | undefined): Target['path'] {
+  const parts = selector?.split(' > ');
+  if (!parts || parts[0] !== 'html') return undefined;
+  const path: Array<{ tag: string; nth: number }> = [];
+  for (const part of parts.slice(1)) {
+    const m = /^([a-z][a-z0-9-]*):nth-of-type\((\d+)\)$/.exec(part);
+    if (!m) return undefined;
+    path.push({ tag: m[1]!, nth: Number(m[2]) });
+  }
+  return path;
+}
+
+function adapt(node: ElementSnapshot, framePrefix: string, frames: Array<{ frameId: string; root: ElementSnapshot; doctype?: string }>, target: Target): ElementSnapshot {
   const [name, attributes, ...children] = node;
   const attrs: Record<string, string> = {};
+  if (target.path?.length === 0) attrs.__playwright_target__ = '';
   for (const [key, value] of Object.entries(attributes)) {
     if (key === 'data-wdgate-scroll') {
       const [left, top] = value.split(',').map(Number);
       if (left) attrs.__playwright_scroll_left_ = String(left);
       if (top) attrs.__playwright_scroll_top_ = String(top);
     } else if (key === 'data-wdgate-target') {
-      if (target !== undefined && value === target) attrs.__playwright_target__ = '';
+      if (target.marker !== undefined && value === target.marker) attrs.__playwright_target__ = '';
     } else if (key === 'srcdoc' && /^i?frame$/i.test(name)) {
       const frameId = `${framePrefix}-${frames.length}`;
       const inner = htmlToNodes(value);
       const slot = { frameId, root: inner.root, ...(inner.doctype && { doctype: inner.doctype }) };
       frames.push(slot);
-      slot.root = adapt(inner.root, frameId, frames, target);
+      slot.root = adapt(inner.root, frameId, frames, { marker: target.marker });
       attrs.__playwright_src__ = `/snapshot/${frameId}`;
     } else attrs[key] = value;
   }
-  return [name, attrs, ...children.map((c) => (Array.isArray(c) && typeof c[0] === 'string' ? adapt(c as ElementSnapshot, framePrefix, frames, target) : c))];
+  // Along the selector's path: the child element at its next step (counted by tag, as nth-of-type counts).
+  const seen = new Map<string, number>();
+  return [
+    name,
+    attrs,
+    ...children.map((c) => {
+      if (!(Array.isArray(c) && typeof c[0] === 'string')) return c;
+      const child = c as ElementSnapshot;
+      const tag = child[0].toLowerCase();
+      const nth = (seen.get(tag) ?? 0) + 1;
+      seen.set(tag, nth);
+      const step = target.path?.[0];
+      const below = step && step.tag === tag && step.nth === nth ? { marker: target.marker, path: target.path!.slice(1) } : { marker: target.marker };
+      return adapt(child, framePrefix, frames, below);
+    }),
+  ];
 }
 
 /** The nodes Playwright counts in a tree (texts and elements, post-order): the root is the last. */

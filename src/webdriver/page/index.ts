@@ -27,6 +27,12 @@ function minified(declaration: string): string {
   return code.trim().replace(/^var wdgateAtom=/, '').replace(/;$/, '');
 }
 
+/**
+ * The document's property holding the web element references the atoms gave (core.js,
+ * CACHE_KEY): the trace's page code finds the element a command addresses by it.
+ */
+export const ELEMENT_REFERENCES = '__wdgate_references';
+
 /** The one function every page operation goes through. Constant, so V8 caches its compilation. */
 export const ATOM = minified(`async function (wdgateOp, wdgateArgs, wdgateUserFunction) {
 'use strict';
