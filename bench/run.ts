@@ -12,7 +12,7 @@
 //        npm run bench -- --only churn   (only the churn rows; written to bench/results-churn.md)
 //        npm run bench -- --only tests   (only across runs at scale; its section of bench/results.md replaced)
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';

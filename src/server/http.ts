@@ -2,17 +2,17 @@
 // security gate, then the route table; a body is parsed once here. Nothing below sees HTTP.
 import { createRequire } from 'node:module';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
-import { error, HttpRefusal, serializeError, toWebDriverError, type WebDriverError } from '../webdriver/errors.ts';
+import { error, HttpRefusal, toWebDriverError } from '../webdriver/errors.ts';
 import type { Gateway } from '../webdriver/gateway.ts';
 import { JsonText, TextBody } from '../webdriver/json.ts';
 import { matchRoute, withoutBasePath } from '../webdriver/routes.ts';
-import { forwardedReports } from '../webdriver/reports.ts';
 import { LOCAL } from './auth.ts';
 import type { Principal } from './auth.ts';
 import { checkRequest, isProbe, type AccessPolicy, type RequestFacts } from './security.ts';
 import { jsonDepthExceeds } from './limits.ts';
 import { Forwarder } from './forward.ts';
-import type { PassThroughSession } from '../webdriver/pass-through.ts';
+import { forwardRequest } from './forwarding.ts';
+import { afterBody, bodyTooLarge, JSON_TYPE, readBody, send, sendError, type ResponseState } from './respond.ts';
 import { bidiSockets, type BidiCounters } from '../bidi/socket.ts';
 import type { Dashboard } from '../ops/dashboard.ts';
 import { serveDashboard } from './ui.ts';
@@ -48,19 +48,6 @@ export interface ServerOptions {
   /** What the BiDi sockets count (src/ops/metrics.ts). */
   bidiCounters: BidiCounters;
 }
-
-const STATUS_TEXT: Record<number, string> = {
-  200: '200 OK',
-  400: '400 Bad Request',
-  401: '401 Unauthorized',
-  403: '403 Forbidden',
-  404: '404 Not Found',
-  405: '405 Method Not Allowed',
-  500: '500 Internal Server Error',
-  503: '503 Service Unavailable',
-};
-
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 export interface RunningServer {
   port: number;
@@ -250,158 +237,6 @@ function handle(edge: Edge, res: HttpResponse, req: HttpRequest): void {
   });
 }
 
-/** One request of a pass-through session, as the edge read it. */
-interface Forwarded {
-  gateway: Gateway;
-  forwarder: Forwarder;
-  res: HttpResponse;
-  state: ResponseState;
-  session: PassThroughSession;
-  method: string;
-  /** The path after `/session/{id}`. */
-  rest: string;
-  body: Buffer;
-}
-
-/** Forward one request of a pass-through session and stream the upstream's answer back. */
-function forwardRequest(request: Forwarded): void {
-  const { gateway, res, state, session, method, rest, body } = request;
-  const deleting = method === 'DELETE' && rest === '';
-  const route = matchRoute(method, `/session/-${rest}`);
-  const name = route.kind === 'found' ? route.route.command : `${method} ${rest || '/'}`;
-  const startedAt = Date.now();
-  const started = performance.now();
-  // A client's report of its test (se/event, a cloud grid's script) is answered here, never
-  // forwarded (an upstream driver would run `sauce:job-result=…` as JavaScript).
-  let reported;
-  try {
-    reported = forwardedReports(method, rest, body);
-  } catch (e) {
-    const failure = toWebDriverError(e); // a malformed report: invalid argument
-    gateway.seam.answered({ kind: 'forwarded', name, session, startedAt, durationMs: performance.now() - started, error: { code: failure.code, message: failure.message } });
-    return sendError(res, state, failure);
-  }
-  if (reported) {
-    gateway.seam.reported(session, reported.reports, reported.via);
-    gateway.seam.answered({ kind: 'forwarded', name, session, startedAt, durationMs: performance.now() - started }, parsed(body), reported.value);
-    return send(res, state, 200, JSON.stringify({ value: reported.value }));
-  }
-  // The seam's turn first (what a Send Keys types is checked for a password field upstream); on
-  // the hot path there is nothing to wait for.
-  // (Parsed once, for the seam and its step alike, and only when its content is kept.)
-  const params = gateway.seam.record(session)?.redactor ? parsed(body) : undefined;
-  const urlParams = route.kind === 'found' ? route.urlParams : {};
-  const before = gateway.seam.before(session, { kind: 'forwarded', name, urlParams, params });
-  const forward = () => forwardNow(request, { name, urlParams }, deleting, params);
-  if (!before) return forward();
-  session.inFlight++;
-  void before.finally(() => {
-    session.inFlight--;
-    forward();
-  });
-}
-
-function forwardNow(request: Forwarded, command: { name: string; urlParams: Record<string, string> }, deleting: boolean, params: unknown): void {
-  const { gateway, forwarder, res, state, session, method, rest, body } = request;
-  let status = 0;
-  const startedAt = Date.now();
-  const started = performance.now();
-  // An error answer is read for its W3C code (the seam counts it); a kept session's answers for their summary.
-  const kept = gateway.seam.record(session)?.redactor !== undefined;
-  let answer: Buffer[] | undefined;
-  let answered = 0;
-  session.inFlight++;
-  const done = (failure?: WebDriverError) => {
-    session.inFlight--;
-    session.lastActivity = Date.now();
-    answeredForwarded(gateway, session, command, params, status, answer, startedAt, performance.now() - started, failure);
-    if (!deleting) return;
-    // Delete Session ends the session here whatever the upstream said; it is sent again only
-    // if the upstream did not take it.
-    session.deletedUpstream = status >= 200 && status < 300;
-    void gateway.sessions.end(session, 'it was deleted', 'deleted');
-  };
-  const forwarding = forwarder.forward({ method, path: session.upstreamPath(rest), body }, session.upstream, {
-    head(code, text, contentType) {
-      status = code;
-      if (code >= 400 || kept) answer = [];
-      if (state.aborted) return;
-      res.cork(() => {
-        res
-          .writeStatus(`${code} ${text || STATUS_TEXT[code]?.slice(4) || 'Status'}`)
-          .writeHeader('Content-Type', contentType ?? JSON_TYPE)
-          .writeHeader('Cache-Control', 'no-cache');
-      });
-    },
-    data(chunk) {
-      if (answer && answered < FORWARDED_ANSWER_KEPT) {
-        answer.push(chunk.subarray(0, FORWARDED_ANSWER_KEPT - answered));
-        answered += chunk.length;
-      }
-      if (!state.aborted) res.cork(() => void res.write(chunk));
-    },
-    end() {
-      done();
-      if (state.aborted) return;
-      state.aborted = state.answered = true;
-      res.cork(() => void res.end());
-    },
-    fail(kind, message) {
-      const e =
-        kind === 'timeout'
-          ? error('timeout', `upstream ${session.upstreamName}: ${message}`)
-          : error('unknown error', `upstream ${session.upstreamName} (${session.upstream.url}) could not be reached: ${message}`);
-      done(e);
-      sendError(res, state, e);
-    },
-  });
-  // The client gone: the upstream's answer is not waited for (no AbortSignal: this is the hot path).
-  if (state.aborted && !state.answered) forwarding.abort();
-  else state.onGone = () => forwarding.abort();
-}
-
-/** Bytes of a forwarded answer kept for the seam (an error's code and message, a result's summary). */
-const FORWARDED_ANSWER_KEPT = 16 * 1024;
-
-/** A forwarded request's body as JSON, if it is small enough to keep and is JSON. */
-function parsed(body: Buffer): unknown {
-  if (body.length === 0 || body.length > FORWARDED_ANSWER_KEPT) return undefined;
-  try {
-    return JSON.parse(body.toString());
-  } catch {
-    return undefined;
-  }
-}
-
-/** A forwarded request answered: through the seam, its W3C error read from the answer. */
-function answeredForwarded(
-  gateway: Gateway,
-  session: PassThroughSession,
-  { name, urlParams }: { name: string; urlParams: Record<string, string> },
-  params: unknown,
-  status: number,
-  answer: Buffer[] | undefined,
-  startedAt: number,
-  ms: number,
-  failure: WebDriverError | undefined,
-): void {
-  let value: unknown;
-  if (answer) {
-    try {
-      value = (JSON.parse(Buffer.concat(answer).toString()) as { value?: unknown }).value;
-    } catch {
-      value = answer.length ? '[an answer that is not JSON, or was cut]' : undefined;
-    }
-  }
-  const upstreamError = status >= 400 && typeof value === 'object' && value !== null ? (value as { error?: unknown; message?: unknown }) : undefined;
-  const e = failure ?? (status >= 400 ? { code: typeof upstreamError?.error === 'string' ? upstreamError.error : 'unknown error', message: String(upstreamError?.message ?? `HTTP ${status}`) } : undefined);
-  gateway.seam.answered(
-    { kind: 'forwarded', name, session, urlParams, startedAt, durationMs: ms, ...(e && { error: { code: e.code, message: e.message } }) },
-    params,
-    e ? undefined : value,
-  );
-}
-
 /** The security gate and the size limits on what was read so far: whose request it is, or how to refuse it. */
 function admit(
   gateway: Gateway,
@@ -428,63 +263,3 @@ function admit(
   return { principal: verdict.principal };
 }
 
-/** Run `answer` once the request's body (if any) has been read and dropped. */
-function afterBody(res: HttpResponse, state: ResponseState, hasBody: boolean, limit: number, answer: () => void): void {
-  if (!hasBody) return answer();
-  readBody(res, limit, false, (raw) => (raw === null ? bodyTooLarge(res, state, limit) : answer()));
-}
-
-/** Answered before the body ends: the connection cannot serve another request, and says so. */
-function bodyTooLarge(res: HttpResponse, state: ResponseState, limit: number): void {
-  const { status, body } = serializeError(error('invalid argument', `request body exceeds ${limit} bytes (maxBodyBytes)`));
-  send(res, state, status, body, JSON_TYPE, { Connection: 'close' });
-}
-
-/** Collect the body; `null` if it grows past the limit. Chunks are views into a reused buffer. */
-function readBody(res: HttpResponse, limit: number, keep: boolean, done: (body: Buffer | null) => void): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let over = false;
-  res.onData((chunk, isLast) => {
-    if (over) return;
-    size += chunk.byteLength;
-    if (size > limit) {
-      over = true;
-      return done(null);
-    }
-    if (keep) chunks.push(Buffer.from(chunk.slice(0)));
-    if (isLast) done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-  });
-}
-
-interface ResponseState {
-  /** The client went away, or we answered already: never touch res again. */
-  aborted: boolean;
-  /** We answered (aborted is set too). */
-  answered?: boolean;
-  /** A HEAD request: headers only, or the body would be read as the next response. */
-  head: boolean;
-  /** Told when the client goes away (a forwarded request gives up on its upstream). */
-  onGone?: () => void;
-}
-
-function sendError(res: HttpResponse, state: ResponseState, e: WebDriverError): void {
-  const { status, body } = serializeError(e);
-  send(res, state, status, body);
-}
-
-function send(res: HttpResponse, state: ResponseState, status: number, body: string | Buffer, contentType = JSON_TYPE, headers?: Record<string, string>): void {
-  if (state.aborted) return;
-  state.aborted = true; // answered: never touch res again
-  state.answered = true;
-  res.cork(() => {
-    res
-      .writeStatus(STATUS_TEXT[status] ?? `${status} Error`)
-      .writeHeader('Content-Type', contentType)
-      .writeHeader('Cache-Control', 'no-cache');
-    for (const [name, value] of Object.entries(headers ?? {})) res.writeHeader(name, value);
-    // (endWithoutBody(length) leaves this uWS build's response unfinished: no length given.)
-    if (state.head) res.endWithoutBody();
-    else res.end(body);
-  });
-}

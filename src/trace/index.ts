@@ -19,13 +19,11 @@ import { Recorder } from './recorder.ts';
 import { SessionHistory } from './session-history.ts';
 import { HistoryStore, type HistoryEntry, type HistoryFile } from './store.ts';
 import { traceZip } from './trace-file.ts';
-import { differenceSummary, TestRuns, type Difference, type RunTrace } from './runs/index.ts';
-import type { SinceLastPass } from './transcript.ts';
-import { compareWithin } from './runs/compare.ts';
-import { loadRunTrace } from './runs/load.ts';
-import { error } from '../webdriver/errors.ts';
+import { TestRuns } from './runs/index.ts';
+import { compareWithPass, sinceLastPass, type CompareAnswer } from './runs/against-pass.ts';
 
 export type { SessionHistory } from './session-history.ts';
+export type { CompareAnswer } from './runs/against-pass.ts';
 
 export interface TraceConfig {
   /** The default of `wdgate:options.trace`. */
@@ -232,7 +230,7 @@ export class History implements Observer {
           capabilities: history.facts.capabilities,
           ...(history.facts.answered && { answeredCapabilities: history.facts.answered }),
         };
-        const data = await traceZip(history.recorder!, { session, browser: { name: history.facts.browserName, version: history.facts.browserVersion } }, video, this.#sinceLastPass(entry));
+        const data = await traceZip(history.recorder!, { session, browser: { name: history.facts.browserName, version: history.facts.browserVersion } }, video, sinceLastPass(this.store, this.runs, this.#host.log, entry));
         files.push({ name: 'trace.zip', data });
         this.#host.counted.traceWritten();
       } catch (e) {
@@ -257,29 +255,6 @@ export class History implements Observer {
     // A newer pass replaces the test's baseline: the older one's trace, kept only as that, goes.
     const old = replaced && this.store.get(replaced);
     if (old && old.result === 'passed' && old.trace === 'retain-on-failure') await this.store.dropFile(old.id, 'trace.zip');
-  }
-
-  /**
-   * For a failed run of a test whose last pass kept its trace: the comparison with that pass, which
-   * transcript.md ends with (docs/traces.md). Made here, after the session ended, off every
-   * command's path, a slice at a time (./runs/compare.ts); done within SINCE_DEADLINE_MS or the
-   * paragraph is left out. Nothing to compare with (no name, no earlier pass with a trace): undefined.
-   */
-  #sinceLastPass(entry: Omit<HistoryEntry, 'files' | 'bytes'>): ((run: RunTrace) => Promise<SinceLastPass | undefined>) | undefined {
-    if (entry.result !== 'failed') return undefined;
-    const passed = this.runs.lastPassedBeforeEnded({ ...entry, trace: true })?.id;
-    const path = passed && this.store.path(passed, 'trace.zip');
-    if (!passed || !path) return undefined;
-    return async (run) => {
-      const deadline = Date.now() + SINCE_DEADLINE_MS;
-      const comparison = await loadRunTrace(path).then(
-        (baseline) => (Date.now() > deadline ? undefined : compareWithin(run, baseline, deadline)),
-        (e: Error) => e.message,
-      );
-      if (typeof comparison === 'object') return { session: passed, first: comparison.first };
-      this.#host.log.info({ event: 'comparison with the last pass left out', sessionId: entry.id, reason: comparison ?? `not done within ${SINCE_DEADLINE_MS} ms` });
-      return undefined;
-    };
   }
 
   #entryOf(session: AnySession, history: SessionHistory, end: { endedAt: number; result: SessionResult; resultReason: string; endReason: string }): Omit<HistoryEntry, 'files' | 'bytes'> {
@@ -365,47 +340,13 @@ export class History implements Observer {
     await this.runs.close();
   }
 
-  // ── Across runs ────────────────────────────────────────────────────────────────────────────
+  // ── Across runs (./runs/against-pass.ts) ──────────────────────────────────────────────────
 
-  /**
-   * A failed session against a passing run of its test (`withId`, or by default the newest
-   * passing run before it that has a trace): the steps aligned, the first that differs. With
-   * nothing to compare (an unnamed session, no passing run kept), `with` is null and `summary` says why.
-   */
+  /** A failed session against a passing run of its test: GET /wdgate/sessions/{id}/compare. */
   async compare(id: string, principal: Principal, withId?: string): Promise<CompareAnswer> {
     await this.settled(id);
-    const failed = this.store.get(id);
-    if (!failed || (!principal.admin && failed.principal !== principal.name)) throw error('invalid session id', `no session ${id} in the history`);
-    const otherId = withId ?? this.runs.lastPassedBefore(id)?.id;
-    const nothing = (summary: string): CompareAnswer => ({ session: id, with: null, summary, aligned: [], links: {} });
-    if (otherId === undefined) {
-      const test = this.runs.testOf(id);
-      return nothing(test ? `no earlier passing run of "${test.name}" with a trace to compare with` : `session ${id} has no name: only a named test's runs are compared`);
-    }
-    const passed = this.store.get(otherId);
-    if (!passed || (!principal.admin && passed.principal !== principal.name)) throw error('invalid argument', `with: no session ${otherId} in the history`);
-    const [a, b] = [this.store.path(id, 'trace.zip'), this.store.path(otherId, 'trace.zip')];
-    if (!a || !b) return nothing(`${!a ? id : otherId} has no trace kept to compare`);
-    const comparison = await compareWithin(await loadRunTrace(a), await loadRunTrace(b), Date.now() + COMPARE_DEADLINE_MS);
-    if (!comparison) throw error('timeout', `the comparison of ${id} with ${otherId} took longer than ${COMPARE_DEADLINE_MS / 1000} s`);
-    return {
-      session: id,
-      with: otherId,
-      ...(comparison.first && { firstDifference: comparison.first }),
-      summary: differenceSummary(comparison.first),
-      aligned: comparison.aligned,
-      links: { viewer: `/ui/trace?session=${id}&compare=${otherId}`, passed: `/wdgate/sessions/${otherId}` },
-    };
+    return compareWithPass(this.store, this.runs, id, principal, withId);
   }
-}
-
-export interface CompareAnswer {
-  session: string;
-  with: string | null;
-  firstDifference?: Difference;
-  summary: string;
-  aligned: [number | null, number | null][];
-  links: Record<string, string>;
 }
 
 /** The browser engine a browser name stands for (the trace's metadata; Playwright's viewer names it so). */
@@ -416,11 +357,6 @@ export function engineOf(browserName: string): string {
   if (/chrom|edge|opera|brave/.test(name)) return 'chromium';
   return '';
 }
-
-/** How long a failed session's entry waits for its comparison with the test's last pass (transcript.md's paragraph). */
-const SINCE_DEADLINE_MS = 5000;
-/** How long the compare API compares (a slice at a time, other work between). */
-const COMPARE_DEADLINE_MS = 30_000;
 
 /** A response body a trace keeps: text, at most 64 KiB each, 8 MiB for a session. */
 const RESPONSE_BODIES = { each: 64 * 1024, total: 8 * 1024 * 1024 };

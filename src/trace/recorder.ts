@@ -77,8 +77,14 @@ export interface ConsoleRecord {
 const SCRIPTS = new Set(['executeScript', 'executeAsyncScript']);
 /** A failed command's picture is taken at most this often while the page keeps changing (a client polling for an element). */
 const FAILURE_PICTURE_MS = 1000;
-/** A capture that takes longer is given up (the trace goes without it; the command goes on). */
+/** A capture that takes longer is given up (the trace goes without it). */
 const CAPTURE_BOUND_MS = 5000;
+/**
+ * The next command waits this long at most for what it must wait for (a snapshot, a failure's
+ * picture, an action's look): a page still loading (a navigation that timed out) may not answer
+ * until its document comes, and the session must not wait for that. The capture is then dropped.
+ */
+const CAPTURE_WAIT_MS = 1000;
 const MAX_CONSOLE = 10_000;
 const MAX_REQUESTS = 10_000;
 
@@ -205,7 +211,7 @@ export class Recorder {
     const last = this.#state?.window === window ? this.#state : undefined;
     const marker = `wdgate-${this.steps.length}`;
     try {
-      const looked = await bounded(lookAtTarget(session.browser, window, { element: plan.element, marker, maxBytes: this.#options.maxSnapshotBytes, since: last?.at }));
+      const looked = await bounded(lookAtTarget(session.browser, window, { element: plan.element, marker, maxBytes: this.#options.maxSnapshotBytes, since: last?.at }), CAPTURE_WAIT_MS);
       if ('unchanged' in looked.snapshot) return { action: actionCapture(plan, looked.target, looked.viewport, undefined) };
       const taken = looked.snapshot;
       for (const secret of taken.secrets) this.redactor.addSecret(secret);
@@ -259,30 +265,41 @@ export class Recorder {
       return;
     }
     let pictured: Promise<void> = Promise.resolve();
-    const blocking = (async () => {
-      const state = await this.#snapshot(session, window, step);
+    let abandoned = false;
+    const capturing = (async () => {
+      const state = await this.#snapshot(session, window, step, () => abandoned);
       if (!state) return;
-      pictured = this.#picture(session, state, step, next);
+      pictured = this.#picture(session, state, step, next, () => abandoned);
       // A failure's picture (and the last one, and every step's when asked) is waited for: it must show this page.
       if (step.error !== undefined || next === 'ends' || this.#options.everyStep) await pictured;
     })();
-    this.#blocking = blocking;
-    const all = blocking.then(() => pictured);
+    // The session's end waits for its last capture (bounded by CAPTURE_BOUND_MS); a next command only so long.
+    this.#blocking =
+      next === 'ends'
+        ? capturing
+        : waitAtMost(capturing, CAPTURE_WAIT_MS, () => {
+            abandoned = true;
+            step.captureError = `the page did not answer within ${CAPTURE_WAIT_MS} ms (still loading?): the next command went on`;
+            this.#options.dropped('capture failed');
+          });
+    const all = capturing.then(() => pictured);
     this.#running.add(all);
     void all.finally(() => this.#running.delete(all));
   }
 
   /** The step's DOM snapshot, or the last one when the page did not change: the page state it shows. */
-  async #snapshot(session: Session, window: string, step: TraceStep): Promise<PageState | undefined> {
+  async #snapshot(session: Session, window: string, step: TraceStep, abandoned: () => boolean): Promise<PageState | undefined> {
     const { browser } = session;
     try {
       const last = this.#state?.window === window ? this.#state : undefined;
       const taken = await bounded(snapshotDocument(browser, window, this.#options.maxSnapshotBytes, last?.at, SCRIPTS.has(step.name)));
+      if (!('unchanged' in taken)) for (const secret of taken.secrets) this.redactor.addSecret(secret);
+      // Too late: it may show what the next command did.
+      if (abandoned()) return undefined;
       let state: PageState;
       if ('unchanged' in taken) {
         state = last!;
       } else {
-        for (const secret of taken.secrets) this.redactor.addSecret(secret);
         const snapshot = this.#keep('snapshots', step.n, 'html', taken.html);
         if (last && snapshot !== undefined && snapshot === last.snapshot && taken.url === last.url) {
           // Taken whole (after a script) and found the same: the same page.
@@ -305,6 +322,7 @@ export class Recorder {
       }
       return state;
     } catch (e) {
+      if (abandoned()) return undefined;
       step.captureError = e instanceof UserPromptOpenedError ? 'a user prompt was open' : `the capture failed: ${(e as Error).message}`.slice(0, 300);
       this.#options.dropped('capture failed');
       return undefined;
@@ -312,7 +330,7 @@ export class Recorder {
   }
 
   /** The state's picture, if it has none yet and the rules let it be taken now. Never throws. */
-  async #picture(session: Session, state: PageState, step: TraceStep, next: Next): Promise<void> {
+  async #picture(session: Session, state: PageState, step: TraceStep, next: Next, abandoned: () => boolean): Promise<void> {
     if (state.taking) await state.taking;
     if (state.picture) return;
     if (this.#overBudget) {
@@ -331,19 +349,20 @@ export class Recorder {
         this.#options.dropped('machine busy');
         return;
       }
-      state.taking = this.#take(session, state, step, true).finally(release);
+      state.taking = this.#take(session, state, step, true, abandoned).finally(release);
     } else {
-      state.taking = this.#take(session, state, step, false);
+      state.taking = this.#take(session, state, step, false, abandoned);
     }
     await state.taking;
     state.taking = undefined;
   }
 
   /** Take the picture; `check`: keep it only if the page did not change meanwhile (nothing waited for it). */
-  async #take(session: Session, state: PageState, step: TraceStep, check: boolean): Promise<void> {
+  async #take(session: Session, state: PageState, step: TraceStep, check: boolean, abandoned: () => boolean): Promise<void> {
     try {
       this.#lastPictureAt = Date.now();
       const jpeg = await bounded(takePicture(session.browser, state.window));
+      if (abandoned()) return;
       if (check && (await changedSince(session.browser, state.window, state.at))) {
         step.noScreenshot = 'the page changed while its picture was taken';
         return;
@@ -360,6 +379,7 @@ export class Recorder {
         delete s.noScreenshot;
       }
     } catch (e) {
+      if (abandoned()) return;
       step.noScreenshot = e instanceof UserPromptOpenedError ? 'a user prompt was open' : `the picture failed: ${(e as Error).message}`.slice(0, 300);
       this.#options.dropped('capture failed');
     }
@@ -386,8 +406,15 @@ export class Recorder {
   }
 }
 
-function bounded<T>(promise: Promise<T>): Promise<T> {
+function bounded<T>(promise: Promise<T>, ms = CAPTURE_BOUND_MS): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${CAPTURE_BOUND_MS} ms`)), CAPTURE_BOUND_MS)));
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Settles when `promise` does, or after `ms` (then `late` runs first); never rejects. */
+function waitAtMost(promise: Promise<unknown>, ms: number, late: () => void): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => (timer = setTimeout(() => (late(), resolve()), ms)));
+  return Promise.race([promise.then(() => {}, () => {}), timeout]).finally(() => clearTimeout(timer));
 }

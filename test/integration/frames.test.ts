@@ -7,7 +7,7 @@ import { test } from '../helpers/gaps.ts';
 import assert from 'node:assert/strict';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { closeSessionFixture, openSessionFixture } from '../helpers/fixture.ts';
-import { ELEMENT, elementRef, type Session } from '../helpers/client.ts';
+import { elementRef, type Session } from '../helpers/client.ts';
 import { eventually, type PageServer } from '../helpers/pages.ts';
 import { colours, decodePng } from '../helpers/png.ts';
 

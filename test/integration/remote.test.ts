@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, type Session } from '../helpers/client.ts';
+import { Client } from '../helpers/client.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { eventually, leftoverBrowsers, ownedProcesses, startPageServer, type PageServer } from '../helpers/pages.ts';
 import { commandTour } from '../helpers/tour.ts';

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { setImmediate as yieldToOthers } from 'node:timers/promises';
 import { strToU8, Zip, ZipDeflate, ZipPassThrough } from 'fflate';
 import { actionOf, afterOf, beforeOf, filmstrip, type PhaseView } from '../viewer/captures.ts';
-import { elementTarget, locators, readTrace, type Har, type Trace, type TraceStep } from '../viewer/model.ts';
+import { locators, readTrace, type Har, type Trace, type TraceStep } from '../viewer/model.ts';
 import { htmlToNodes, type ElementSnapshot, type NodeSnapshot } from './html-nodes.ts';
 
 /** Playwright's trace format version written (packages/trace/src/trace.ts VERSION). */
