@@ -83,7 +83,16 @@ try {
   // SIGHUP reads the config file (and the token file it names) again; the command line stays.
   const values = parseArgs({ args: process.argv.slice(2), options: OPTIONS, strict: true, allowPositionals: false }).values;
   const { installShutdown, startGateway } = await import('./app.ts');
-  installShutdown(await startGateway(config), config, () => readConfig(values));
+  // A SIGTERM or SIGHUP while the gateway starts is held for it: with no listener Node dies of
+  // SIGTERM at once, and the start line (what a supervisor waits for) is written just before the
+  // listeners are installed.
+  const held: NodeJS.Signals[] = [];
+  const hold = (signal: NodeJS.Signals) => void held.push(signal);
+  process.on('SIGTERM', hold).on('SIGHUP', hold);
+  const running = await startGateway(config);
+  installShutdown(running, config, () => readConfig(values));
+  process.off('SIGTERM', hold).off('SIGHUP', hold);
+  for (const signal of held) process.emit(signal, signal);
 } catch (e) {
   // A setting that cannot be used (token file, certificate) is a usage error too: exit code 2.
   if (e instanceof ConfigError) usageError(e.message);
