@@ -80,11 +80,12 @@ const FAILURE_PICTURE_MS = 1000;
 /** A capture that takes longer is given up (the trace goes without it). */
 const CAPTURE_BOUND_MS = 5000;
 /**
- * The next command waits this long at most for what it must wait for (a snapshot, a failure's
- * picture, an action's look): a page still loading (a navigation that timed out) may not answer
- * until its document comes, and the session must not wait for that. The capture is then dropped.
+ * The next command waits this long at most for the page to answer a snapshot (or an action's
+ * look): a page still loading (a navigation that timed out) may not answer until its document
+ * comes, and the session must not wait for that. The capture is then dropped. (Once the snapshot
+ * is in, a failure's picture is waited for as long as it takes, within CAPTURE_BOUND_MS.)
  */
-const CAPTURE_WAIT_MS = 1000;
+const CAPTURE_WAIT_MS = 2000;
 const MAX_CONSOLE = 10_000;
 const MAX_REQUESTS = 10_000;
 
@@ -266,22 +267,24 @@ export class Recorder {
     }
     let pictured: Promise<void> = Promise.resolve();
     let abandoned = false;
+    const snapshotted = this.#snapshot(session, window, step, () => abandoned);
     const capturing = (async () => {
-      const state = await this.#snapshot(session, window, step, () => abandoned);
+      const state = await snapshotted;
       if (!state) return;
-      pictured = this.#picture(session, state, step, next, () => abandoned);
+      pictured = this.#picture(session, state, step, next);
       // A failure's picture (and the last one, and every step's when asked) is waited for: it must show this page.
       if (step.error !== undefined || next === 'ends' || this.#options.everyStep) await pictured;
     })();
-    // The session's end waits for its last capture (bounded by CAPTURE_BOUND_MS); a next command only so long.
+    // The session's end waits for its last capture (bounded by CAPTURE_BOUND_MS); a next command
+    // for the snapshot only so long, then for the rest.
     this.#blocking =
       next === 'ends'
         ? capturing
-        : waitAtMost(capturing, CAPTURE_WAIT_MS, () => {
+        : waitAtMost(snapshotted, CAPTURE_WAIT_MS, () => {
             abandoned = true;
             step.captureError = `the page did not answer within ${CAPTURE_WAIT_MS} ms (still loading?): the next command went on`;
             this.#options.dropped('capture failed');
-          });
+          }).then(() => (abandoned ? undefined : capturing));
     const all = capturing.then(() => pictured);
     this.#running.add(all);
     void all.finally(() => this.#running.delete(all));
@@ -330,7 +333,7 @@ export class Recorder {
   }
 
   /** The state's picture, if it has none yet and the rules let it be taken now. Never throws. */
-  async #picture(session: Session, state: PageState, step: TraceStep, next: Next, abandoned: () => boolean): Promise<void> {
+  async #picture(session: Session, state: PageState, step: TraceStep, next: Next): Promise<void> {
     if (state.taking) await state.taking;
     if (state.picture) return;
     if (this.#overBudget) {
@@ -349,20 +352,19 @@ export class Recorder {
         this.#options.dropped('machine busy');
         return;
       }
-      state.taking = this.#take(session, state, step, true, abandoned).finally(release);
+      state.taking = this.#take(session, state, step, true).finally(release);
     } else {
-      state.taking = this.#take(session, state, step, false, abandoned);
+      state.taking = this.#take(session, state, step, false);
     }
     await state.taking;
     state.taking = undefined;
   }
 
   /** Take the picture; `check`: keep it only if the page did not change meanwhile (nothing waited for it). */
-  async #take(session: Session, state: PageState, step: TraceStep, check: boolean, abandoned: () => boolean): Promise<void> {
+  async #take(session: Session, state: PageState, step: TraceStep, check: boolean): Promise<void> {
     try {
       this.#lastPictureAt = Date.now();
       const jpeg = await bounded(takePicture(session.browser, state.window));
-      if (abandoned()) return;
       if (check && (await changedSince(session.browser, state.window, state.at))) {
         step.noScreenshot = 'the page changed while its picture was taken';
         return;
@@ -379,7 +381,6 @@ export class Recorder {
         delete s.noScreenshot;
       }
     } catch (e) {
-      if (abandoned()) return;
       step.noScreenshot = e instanceof UserPromptOpenedError ? 'a user prompt was open' : `the picture failed: ${(e as Error).message}`.slice(0, 300);
       this.#options.dropped('capture failed');
     }
