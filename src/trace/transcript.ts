@@ -12,7 +12,7 @@ import { duration, elementTarget, locators, openingStep, stepWindow, traceStart,
 const LEAD_UP = 5;
 const MAX_TEXT = 160;
 
-/** A failed run compared with its test's last passing run, as its trace was written (History, src/trace/index.ts). */
+/** A failed run compared with its test's last passing run, as its trace was written (src/trace/runs/against-pass.ts, sinceLastPass). */
 export interface SinceLastPass {
   /** The passing run's session id. */
   session: string;

@@ -1,5 +1,5 @@
 // Two runs side by side, the pure part: the compare API's answer as the viewer reads it
-// (GET /wdgate/sessions/{id}/compare, src/trace/index.ts), the aligned pair its first difference
+// (GET /wdgate/sessions/{id}/compare, src/trace/runs/against-pass.ts), the aligned pair its first difference
 // is at, and the pair to open at. Pure: it runs in the viewer's page and in the unit tests alike.
 import { TraceError } from './model.ts';
 
