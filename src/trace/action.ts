@@ -3,35 +3,12 @@
 // by its URL; Perform Actions a pointer's element origin, and its pointer goes down somewhere.
 // Pure: the recorder asks the page where the element is (./capture.ts, lookAtTarget) and these
 // rules turn the answer into the step's `action`.
+import { WEB_ELEMENT_IDENTIFIER as ELEMENT } from '../webdriver/params.ts';
 import type { ActionTarget } from './capture.ts';
+// The trace format's own types, as the viewer reads them.
+import type { ActionCapture, Viewport } from './viewer/model.ts';
 
-/** A rectangle in CSS px from the viewport's top left. */
-export interface Box {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
-export interface Viewport {
-  width: number;
-  height: number;
-  scrollX: number;
-  scrollY: number;
-}
-
-/** A capture of the page other than the step's own (after) one: before it ran, or as it acted. */
-export interface Capture {
-  snapshot?: string;
-  screenshot?: string;
-  viewport?: Viewport;
-}
-
-/** What a command addressed and where its pointer went down. */
-export interface ActionCapture extends Capture {
-  element?: { marker?: string; selector?: string; box?: Box };
-  point?: { x: number; y: number };
-}
+export type { ActionCapture, Capture } from './viewer/model.ts';
 
 /** Where the pointer goes down: relative to the element's in-view center point, or in the viewport. */
 export type PointerDown = { origin: 'element'; x: number; y: number } | { origin: 'viewport'; x: number; y: number };
@@ -43,7 +20,6 @@ export interface ActionPlan {
 }
 
 /** The web element identifier (spec §12.1). */
-const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 
 /**
  * The plan of a classic command, or undefined for one that acts on nothing we can show. `inFrame`:

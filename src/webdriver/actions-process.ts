@@ -1,7 +1,7 @@
 // Spec §15.5 "Processing actions": the Perform Actions payload, checked member by member, as typed
 // action sequences by tick, the input sources created or checked in the session's input state.
 import { graphemeClusters } from './keys.ts';
-import { isPlainObject } from './params.ts';
+import { isPlainObject, WEB_ELEMENT_IDENTIFIER as ELEMENT_KEY } from './params.ts';
 import {
   invalid,
   type Action,
@@ -16,7 +16,6 @@ import {
 } from './actions.ts';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
-const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf';
 
 function isInteger(v: unknown, min: number, max: number): v is number {
   return Number.isInteger(v) && (v as number) >= min && (v as number) <= max;

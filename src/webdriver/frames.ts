@@ -7,6 +7,7 @@ import type { BrowsingContext, Rect } from '../../backends/backend.ts';
 import { error } from './errors.ts';
 import { callAtomIn, RAW_ATOM } from './page/index.ts';
 import type { Session } from './session.ts';
+import { SHADOW_ROOT_IDENTIFIER, WEB_ELEMENT_IDENTIFIER } from './params.ts';
 
 const WINDOW_KEY = 'window-fcc6-11e5-b4f8-330a88ab9d7f';
 const FRAME_KEY = 'frame-075b-4da1-b6ba-e579c2d3230a';
@@ -161,7 +162,7 @@ function collectReferences(value: unknown, found: { frame: Set<string>; window: 
     return;
   }
   const has = (key: string) => Object.hasOwn(value, key);
-  if (has('element-6066-11e4-a52e-4f735466cecf') || has('shadow-6066-11e4-a52e-4f735466cecf')) return;
+  if (has(WEB_ELEMENT_IDENTIFIER) || has(SHADOW_ROOT_IDENTIFIER)) return;
   for (const [key, kind] of [
     [FRAME_KEY, 'frame'],
     [WINDOW_KEY, 'window'],

@@ -10,6 +10,11 @@ export type Parsed<P> = P extends Parser<infer T> ? T : never;
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
+/** Spec §12.1: the web element identifier, the key of a web element reference's one member. */
+export const WEB_ELEMENT_IDENTIFIER = 'element-6066-11e4-a52e-4f735466cecf';
+/** Spec §12.2: the shadow root identifier. */
+export const SHADOW_ROOT_IDENTIFIER = 'shadow-6066-11e4-a52e-4f735466cecf';
+
 function fail(path: string, what: string): never {
   throw error('invalid argument', `${path} must be ${what}`);
 }

@@ -6,9 +6,8 @@
 // engine's id for that node before it is sent on.
 import type { Session } from './session.ts';
 import { ATOM } from './page/index.ts';
+import { WEB_ELEMENT_IDENTIFIER as ELEMENT_KEY, SHADOW_ROOT_IDENTIFIER as SHADOW_KEY } from './params.ts';
 
-const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf';
-const SHADOW_KEY = 'shadow-6066-11e4-a52e-4f735466cecf';
 /** The classic layer's own references: `<document>.<n>` (page/core.js). */
 const OWN_REFERENCE = /^[0-9a-f]{16}\.\d+$/;
 const ADOPT = 'function (node, id) { return this("adoptSharedId", [node, id]); }';

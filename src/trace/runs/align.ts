@@ -3,6 +3,7 @@
 // the passed one — another command or target, an error where there was none, another URL or title,
 // a request that failed or changed status, a page whose text or structure differs. Pure.
 import { scriptReports } from '../../webdriver/reports.ts';
+import { WEB_ELEMENT_IDENTIFIER as ELEMENT_KEY, SHADOW_ROOT_IDENTIFIER as SHADOW_KEY } from '../../webdriver/params.ts';
 
 /** What the comparison needs of a trace step (trace.json, docs/traces.md). */
 export interface TraceStepLike {
@@ -63,8 +64,6 @@ export interface Comparison {
   first: Difference | undefined;
 }
 
-const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf';
-const SHADOW_KEY = 'shadow-6066-11e4-a52e-4f735466cecf';
 
 /**
  * The steps that are commands. Markers and events are not aligned, nor is how a client reported

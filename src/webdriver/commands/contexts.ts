@@ -3,7 +3,7 @@
 import type { Rect, WindowState } from '../../../backends/backend.ts';
 import { error } from '../errors.ts';
 import { childFrame, type ChildSelector } from '../frames.ts';
-import { isPlainObject, p, type Parser } from '../params.ts';
+import { isPlainObject, p, WEB_ELEMENT_IDENTIFIER as ELEMENT_KEY, type Parser } from '../params.ts';
 import type { Session } from '../session.ts';
 import { sessionCommand } from './types.ts';
 
@@ -64,7 +64,6 @@ export const newWindow = sessionCommand({
 // The current browsing context is session.currentWindow + session.frames (backend frame ids
 // from the top down); src/webdriver/frames.ts enters child browsing contexts.
 
-const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf';
 const FRAME_ID_MESSAGE = 'id must be null, an integer from 0 to 65535, or a web element reference';
 
 /** Spec Switch To Frame steps 1-2: null (the top level), a child index, or a web element. */
