@@ -291,7 +291,9 @@ describe('a session recorded by the gateway', () => {
   const COOKIE = 'wdgate-session-cookie-6f1e2d';
 
   before(async () => {
-    gw = await startGateway();
+    // Every step's picture: the click's is looked at below, and the page changes after it (the
+    // API's answer), so by default a busy machine would leave it out (trace.pictures).
+    gw = await startGateway([], { config: { trace: { pictures: 'every-step' } } });
     // A real session, traced, as a test whose last check fails: a click that asks the shop's API
     // (its answer sets a cookie) and makes the page throw, then a missing element.
     s = await gw.client.newSession({ 'se:name': 'checkout shows the total', 'wdgate:options': { trace: 'on' } });
