@@ -10,6 +10,10 @@ import type { Page, Request } from 'playwright-core';
 const UNLOADING = Symbol('unloading');
 /** Accepted, the held navigation's request comes next; past this, none will. */
 const UNLOAD_ACCEPTED_MS = 5_000;
+/** A navigation's response has ended: its document commits next; past this, none will. */
+const FINISHED_COMMIT_MS = 2_000;
+/** Answers that bring no document: the page stays (HTTP 204 No Content, 205 Reset Content). */
+const NO_DOCUMENT = new Set([204, 205]);
 
 type Pending = Request | typeof UNLOADING;
 
@@ -33,8 +37,19 @@ export class PendingNavigations {
     });
     // Failed, or answered without a document (a 204, a download): the page stays.
     page.on('requestfailed', settle);
-    // A document commits before its response ends: finished without a commit, there was none.
-    page.on('requestfinished', settle);
+    // A response that ended: its document commits next. Chromium commits before the response
+    // ends; Firefox (over BiDi) reports the response's end first, always: the wait goes on until
+    // the commit, or until it is clear that none comes.
+    page.on('requestfinished', (request) => {
+      if (!state.requests.has(request)) return;
+      void request.response().then(
+        (response) => {
+          if (!response || NO_DOCUMENT.has(response.status())) return settle(request);
+          setTimeout(() => settle(request), FINISHED_COMMIT_MS).unref();
+        },
+        () => settle(request),
+      );
+    });
     page.on('download', () => settle());
     page.on('framenavigated', (frame) => {
       if (frame === page.mainFrame()) settle();
