@@ -444,6 +444,9 @@ export interface DrivenBrowser {
    * failed). The engine's network events are enabled only once a listener is registered:
    * a session nobody traces pays nothing. Resolves once the engine reports them (a BiDi
    * subscription takes a round trip): requests started after that are all seen. Never rejects.
+   * An entry's response headers may be completed in place after it is reported (Chromium's
+   * headers as received, Set-Cookie among them, can come after the request's end): keep the
+   * entry, read it when the trace is written.
    */
   onNetworkRequest?(listener: (entry: NetworkEntry) => void): Promise<void>;
   /**

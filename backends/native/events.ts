@@ -11,6 +11,9 @@ import { cdp, connectionOf, frameClient, handleOf, parentSessionOf, sessionTarge
 
 type Headers = Record<string, string>;
 
+/** Entries whose headers as received are still to come, at most (the oldest is let go). */
+const MAX_LATE = 256;
+
 /** A request under way: what its events have said so far. */
 interface Pending {
   window: string;
@@ -34,18 +37,7 @@ interface Pending {
   /** Decoded body bytes so far (Network.dataReceived). */
   bodySize: number;
   fromMemoryCache: boolean;
-  /** How it ended (loadingFinished, loadingFailed, or a redirect). */
-  ended?: { timestamp: number; encodedDataLength: number; error?: string };
-  /** It ended before its responseReceivedExtraInfo came: reported once that comes, or at the latest when this fires. */
-  held?: NodeJS.Timeout;
 }
-
-/**
- * How long a request that ended is held for the response headers as received (Set-Cookie is only
- * among those). Chromium sends Network.responseReceivedExtraInfo from the network service, in no
- * fixed order with the renderer's loadingFinished; it comes within milliseconds, if at all.
- */
-const EXTRA_INFO_WAIT_MS = 500;
 
 export class ContextEvents {
   readonly #networkListeners: ((entry: NetworkEntry) => void)[] = [];
@@ -55,6 +47,13 @@ export class ContextEvents {
   readonly #pages: () => Iterable<Page>;
   /** Requests under way, by session and request id. */
   readonly #pending = new Map<string, Pending>();
+  /**
+   * Entries reported before their response headers as received came, by session and request id.
+   * Chromium sends Network.responseReceivedExtraInfo from the network service, in no fixed order
+   * with loadingFinished: the entry is reported at its end (a session may end right after), and
+   * its headers are completed in place when they come (a trace is written at the session's end).
+   */
+  readonly #late = new Map<string, NetworkEntry>();
   /** Sessions read from, and how to stop. */
   readonly #watched = new Map<CDPSession, () => void>();
   #following = false;
@@ -87,8 +86,6 @@ export class ContextEvents {
 
   /** Stop reading every session (the context closes); requests under way are dropped. */
   close(): void {
-    // Those held for their headers are reported as they are (no body: the page is going).
-    for (const [key, pending] of this.#pending) if (pending.held) this.#report(key, false);
     this.#closed = true;
     this.#networkListeners.length = 0;
     this.#errorListeners.length = 0;
@@ -96,6 +93,7 @@ export class ContextEvents {
     this.#connection.off('sessiondetached', this.#forget);
     for (const session of [...this.#watched.keys()]) this.#forget(session);
     this.#pending.clear();
+    this.#late.clear();
   }
 
   /** From the first listener on: every session that attaches, and those of the windows open now. */
@@ -156,7 +154,7 @@ export class ContextEvents {
         // A redirect goes on under the same id: the leg that ended with it is an entry of its own.
         if (pending && e.redirectResponse) {
           pending.response = e.redirectResponse;
-          this.#end(key(e.requestId), { timestamp: e.timestamp, encodedDataLength: e.redirectResponse.encodedDataLength }, false);
+          this.#end(key(e.requestId), e.timestamp, e.redirectResponse.encodedDataLength);
         }
         this.#pending.set(key(e.requestId), {
           window: handle,
@@ -188,26 +186,24 @@ export class ContextEvents {
       },
       'Network.responseReceivedExtraInfo': (e: Protocol.Network.ResponseReceivedExtraInfoEvent) => {
         const pending = this.#pending.get(key(e.requestId));
-        if (!pending) return;
-        pending.rawResponseHeaders = e.headers;
-        if (pending.held) this.#report(key(e.requestId));
+        if (pending) pending.rawResponseHeaders = e.headers;
+        const reported = this.#late.get(key(e.requestId));
+        if (reported) reported.responseHeaders = headerList(e.headers);
+        this.#late.delete(key(e.requestId));
       },
       'Network.dataReceived': (e: Protocol.Network.DataReceivedEvent) => {
         const pending = this.#pending.get(key(e.requestId));
         if (pending) pending.bodySize += e.dataLength;
       },
-      'Network.loadingFinished': (e: Protocol.Network.LoadingFinishedEvent) => this.#end(key(e.requestId), { timestamp: e.timestamp, encodedDataLength: e.encodedDataLength }),
-      'Network.loadingFailed': (e: Protocol.Network.LoadingFailedEvent) => this.#end(key(e.requestId), { timestamp: e.timestamp, encodedDataLength: -1, error: e.errorText }),
+      'Network.loadingFinished': (e: Protocol.Network.LoadingFinishedEvent) => this.#end(key(e.requestId), e.timestamp, e.encodedDataLength),
+      'Network.loadingFailed': (e: Protocol.Network.LoadingFailedEvent) => this.#end(key(e.requestId), e.timestamp, -1, e.errorText),
     };
     for (const [event, handler] of Object.entries(handlers)) session.on(event as never, handler as never);
     this.#watched.set(session, () => {
       for (const [event, handler] of Object.entries(handlers)) session.off(event as never, handler as never);
       const prefix = `${id}/`;
-      for (const [k, pending] of this.#pending) {
-        if (!k.startsWith(prefix)) continue;
-        if (pending.held) this.#report(k, false);
-        else this.#pending.delete(k);
-      }
+      for (const pending of this.#pending.keys()) if (pending.startsWith(prefix)) this.#pending.delete(pending);
+      for (const late of this.#late.keys()) if (late.startsWith(prefix)) this.#late.delete(late);
     });
   };
 
@@ -217,27 +213,12 @@ export class ContextEvents {
     this.#watched.delete(session);
   };
 
-  /**
-   * A request ended at `timestamp` (monotonic s): completed, or failed with `error`. Reported now,
-   * or — where its response's headers as received are still to come (`hasExtraInfo`) — once they
-   * come; a redirect's leg is reported now (the request goes on under its id).
-   */
-  #end(key: string, ended: NonNullable<Pending['ended']>, hold = true): void {
+  /** A request ended at `timestamp` (monotonic s): completed, or failed with `error`. */
+  #end(key: string, timestamp: number, encodedDataLength: number, error?: string): void {
     const pending = this.#pending.get(key);
     // One that began before the first listener came: its start is unknown, so it is left out.
     if (!pending) return;
-    pending.ended = ended;
-    if (hold && pending.extraInfoComing && !pending.rawResponseHeaders) pending.held = setTimeout(() => this.#report(key), EXTRA_INFO_WAIT_MS);
-    else this.#report(key);
-  }
-
-  /** The entry of a request that ended, to the listeners (with its body, where kept). */
-  #report(key: string, withBody = true): void {
-    const pending = this.#pending.get(key);
-    if (!pending?.ended) return;
     this.#pending.delete(key);
-    clearTimeout(pending.held);
-    const { timestamp, encodedDataLength, error } = pending.ended;
     const response = pending.response;
     const entry: NetworkEntry = {
       window: pending.window,
@@ -259,7 +240,12 @@ export class ContextEvents {
       ...(error !== undefined && { error }),
       ...(response?.remoteIPAddress && { serverIPAddress: response.remoteIPAddress.replace(/^\[(.*)\]$/, '$1') }),
     };
-    if (withBody && this.#wantsBody(entry)) void this.#withBody(pending, entry);
+    if (pending.extraInfoComing && !pending.rawResponseHeaders && !error) {
+      this.#late.set(key, entry);
+      // Those that never come (a response cut short) are not waited for without end.
+      if (this.#late.size > MAX_LATE) this.#late.delete(this.#late.keys().next().value!);
+    }
+    if (this.#wantsBody(entry)) void this.#withBody(pending, entry);
     else for (const listener of this.#networkListeners) listener(entry);
   }
 
