@@ -25,6 +25,8 @@ interface Host {
   /** Sessions it has served (sessionsPerBrowser 1: a used browser is not reused). */
   served: number;
   dead: boolean;
+  /** It went away while contexts were prepared in it: counted as one failure, whichever preparation saw it first. */
+  failed?: boolean;
   idleTimer?: NodeJS.Timeout;
 }
 
@@ -147,7 +149,7 @@ export class KeyPool {
   /** The oldest prepared context whose browser is still there (others are dropped). */
   #takeFree(): Seat | undefined {
     for (let seat = this.#free.shift(); seat; seat = this.#free.shift()) {
-      if (!seat.host.dead && seat.host.process!.connected) return seat;
+      if (this.#usable(seat.host)) return seat;
       void this.#dispose(seat);
     }
     return undefined;
@@ -203,7 +205,7 @@ export class KeyPool {
     let best: Host | undefined;
     for (const host of this.hosts) {
       const retired = this.#perBrowser === 1 && host.served > 0;
-      if (host.dead || retired || host.contexts >= this.#perBrowser) continue;
+      if (!this.#usable(host) || retired || host.contexts >= this.#perBrowser) continue;
       if (!best || host.preparing < best.preparing) best = host;
     }
     if (best) return best;
@@ -224,6 +226,11 @@ export class KeyPool {
     return host;
   }
 
+  /** Whether the host's browser may serve (launching, or running and connected). */
+  #usable(host: Host): boolean {
+    return !host.dead && host.process?.connected !== false;
+  }
+
   async #prepare(host: Host): Promise<void> {
     let context: DrivenBrowser;
     try {
@@ -237,9 +244,16 @@ export class KeyPool {
       host.preparing--;
       host.contexts--;
       this.#idle(host);
-      // The session that waits longest learns why; contexts are prepared ahead again only later
-      // (a browser that cannot start is not launched over and over).
+      // Contexts are prepared ahead again only later (a browser that cannot start is not launched
+      // over and over). A browser that went away meanwhile (it crashed, was killed, or died while
+      // it started) fails every preparation in it at once: one failure, replaced once for the
+      // sessions waiting; at a second failure in a row, the session that waits longest learns why.
+      const gone = !this.#usable(host);
+      if (gone && host.failed) return this.#fill();
+      host.failed = gone;
+      const first = this.#failures === 0;
       this.#aheadAfter = Date.now() + Math.min(30_000, RETRY_AHEAD_MS * 2 ** this.#failures++);
+      if (first && gone && this.#waiters.length > 0) return this.#fill();
       this.#waiters.shift()?.reject(e as Error);
       return;
     }

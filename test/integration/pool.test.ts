@@ -1,9 +1,11 @@
 // The pool: warm browsers leased as isolated contexts, the admission queue, idle reaping and
 // crash recovery, against real Chromium through the real server.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Session } from '../helpers/client.ts';
 import { SPEC_TABLE } from '../helpers/spec-errors.ts';
@@ -329,6 +331,39 @@ describe('a browser that goes away', () => {
     // Its helper processes and its profile are gone, and it was waited for: no zombie child.
     await eventually(async () => (await processesUsing(profile)) === 0 && !existsSync(profile), 'the dead browser left processes or its profile');
     await eventually(() => zombieChildren(gw.process.pid!).length === 0, 'a zombie child of the gateway is left');
+  });
+});
+
+describe('a browser that dies while it starts', () => {
+  test('the session waiting for it is served by another browser; a browser that cannot start twice in a row is session not created, saying why', async () => {
+    // The operator's Chromium, through a wrapper that dies at its first start (as a browser that
+    // crashes while it starts) and starts Chromium after that; with no warm browser, New Session
+    // launches it.
+    const dir = mkdtempSync(join(tmpdir(), 'wdgate-test-dying-'));
+    const died = join(dir, 'died');
+    /** A browser binary answering --version as Chromium does, and starting as `start` says. */
+    const binary = (name: string, start: string) => {
+      const path = join(dir, name);
+      writeFileSync(path, `#!/bin/sh\n[ "$1" = --version ] && exec /usr/bin/chromium --version\n${start}\n`);
+      chmodSync(path, 0o755);
+      return path;
+    };
+    const diesOnce = binary('dies-once', `if [ ! -e '${died}' ]; then : > '${died}'; exit 1; fi\nexec /usr/bin/chromium "$@"`);
+    const neverStarts = binary('never-starts', 'exit 1');
+    const gw = await gatewayWith({ pool: { minWarm: 0 }, native: { binary: diesOnce, allowedBinaries: [diesOnce, neverStarts] } });
+    try {
+      const s = await gw.client.newSession();
+      assert.ok(existsSync(died), 'the first start did not happen');
+      assert.equal(await s.get('/url'), 'about:blank');
+      await s.end();
+      // A browser that never starts: the second failure is the session's error, with the reason.
+      const e = await gw.client.fails('POST', '/session', { capabilities: { alwaysMatch: { 'goog:chromeOptions': { binary: neverStarts } } } }, 'session not created', 500);
+      assert.match(e.message, /^could not start .*never-starts: /);
+      await eventually(() => zombieChildren(gw.process.pid!).length === 0, 'a browser that died was not waited for');
+    } finally {
+      await stop(gw);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
