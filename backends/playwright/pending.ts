@@ -19,10 +19,17 @@ type Pending = Request | typeof UNLOADING;
 
 export class PendingNavigations {
   readonly #pending = new WeakMap<Page, { requests: Set<Pending>; waiters: Set<() => void>; settle: (request?: Pending) => void }>();
+  /** A finished navigation's wait for its commit, by request (ended with the wait). */
+  readonly #commits = new Map<Request, NodeJS.Timeout>();
 
   /** Follow the page's main-frame navigation requests from now on. */
   watch(page: Page): void {
     const settle = (request?: Pending) => {
+      for (const pending of request ? [request] : state.requests) {
+        if (typeof pending === 'symbol') continue;
+        clearTimeout(this.#commits.get(pending));
+        this.#commits.delete(pending);
+      }
       if (request) state.requests.delete(request);
       else state.requests.clear();
       if (state.requests.size > 0) return;
@@ -45,7 +52,7 @@ export class PendingNavigations {
       void request.response().then(
         (response) => {
           if (!response || NO_DOCUMENT.has(response.status())) return settle(request);
-          setTimeout(() => settle(request), FINISHED_COMMIT_MS).unref();
+          if (state.requests.has(request)) this.#commits.set(request, setTimeout(() => settle(request), FINISHED_COMMIT_MS).unref());
         },
         () => settle(request),
       );
