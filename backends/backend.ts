@@ -119,6 +119,11 @@ export interface UpstreamSession {
   readonly id: string;
   /** The upstream's New Session capabilities, as it answered them. */
   readonly capabilities: Record<string, unknown>;
+  /**
+   * A driver the gateway started on its own machine (chromedriver, WebKitWebDriver): the files its
+   * commands name are the gateway machine's, and the policy checks them (backends/policy/).
+   */
+  readonly onThisMachine: boolean;
   /** Called once if the upstream went away on its own (a managed driver exited). */
   onGone(listener: () => void): void;
   /**

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { withParentDeath } from './parent-death.ts';
+import { browserEnvironment, withParentDeath } from './parent-death.ts';
 import { groupEnded, killGroup, OWNER_VARIABLE } from './shared.ts';
 
 /** Running processes, each with its own temporary directory if it has one. */
@@ -43,10 +43,15 @@ export class OwnedProcess {
     );
   }
 
-  /** Start `binary`; a `tempDir` of its own (its TMPDIR) is removed once it has exited. */
-  static spawn(binary: string, args: string[], env: NodeJS.ProcessEnv, stdio: ('ignore' | 'pipe')[], tempDir?: string): OwnedProcess {
-    const [program, argv] = withParentDeath(binary, args);
-    const child = spawn(program, argv, { detached: true, stdio, env: { ...env, [OWNER_VARIABLE]: String(process.pid), ...(tempDir && { TMPDIR: tempDir }) } });
+  /**
+   * Start `binary`; a `tempDir` of its own (its TMPDIR) is removed once it has exited. `asBrowser`:
+   * a browser, a driver or a display, run as the browsers' user (./policy/browser-user.ts), with
+   * `tempDir` (given to that user by the caller) as its home.
+   */
+  static spawn(binary: string, args: string[], env: NodeJS.ProcessEnv, stdio: ('ignore' | 'pipe')[], tempDir?: string, asBrowser = false): OwnedProcess {
+    const [program, argv] = withParentDeath(binary, args, asBrowser);
+    const ownEnv = asBrowser && tempDir ? browserEnvironment(env, tempDir) : env;
+    const child = spawn(program, argv, { detached: true, stdio, env: { ...ownEnv, [OWNER_VARIABLE]: String(process.pid), ...(tempDir && { TMPDIR: tempDir }) } });
     // A missing binary is an 'error' event (the exit promise still settles: 'exit' follows or not).
     child.once('error', () => child.emit('exit', null, null));
     return new OwnedProcess(child, tempDir);

@@ -2,7 +2,8 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import type { AnyBackend, BackendEnvironment } from '../backends/backend.ts';
 import { createBackends, removeDeadGatewayDirs } from '../backends/index.ts';
-import { LAUNCHER_DIR_PREFIX, prepareLaunchers, removeLaunchers } from '../backends/parent-death.ts';
+import { LAUNCHER_DIR_PREFIX, parentDeathAvailable, prepareLaunchers, removeLaunchers } from '../backends/parent-death.ts';
+import { browserIdentity, BrowserUserError, letBrowsersThrough, readableByBrowsers, setUpBrowserUser } from '../backends/policy/index.ts';
 import { createLogger, type Logger } from './base/log.ts';
 import { Pool } from './pool/pool.ts';
 import { SESSION_DIR_PREFIX } from './webdriver/session.ts';
@@ -26,6 +27,7 @@ import { RECORDINGS_DIR_PREFIX, Recordings } from './ops/recordings.ts';
 import { History } from './trace/index.ts';
 import { historyCommands } from './trace/commands.ts';
 import { join } from 'node:path';
+import { chmod } from 'node:fs/promises';
 
 export interface RunningGateway {
   port: number;
@@ -69,6 +71,9 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
   }
   const { remote } = config;
   const fileInputDirectories = realDirectories(config.fileInputDirectories);
+  // Who the browsers run as (backends/policy/browser-user.ts), before their launchers are made;
+  // and what of the gateway's they must not read.
+  const browserNotes = await setUpBrowsers(config, tls?.keyFile);
   // Every browser binary the config lets a session start gets its launcher now (browsers die
   // with the gateway: backends/parent-death.ts); a dead gateway's launchers go.
   await removeDeadGatewayDirs(config.tempDir, LAUNCHER_DIR_PREFIX);
@@ -79,8 +84,14 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     ...config.playwright.allowedFirefoxBinaries,
     remote.webkitBrowser,
   ]);
+  const firefox = {
+    binary: config.playwright.firefoxBinary,
+    allowedBinaries: config.playwright.allowedFirefoxBinaries,
+    allowedArgs: config.native.allowedFirefoxArgs,
+    allowedPrefs: config.native.allowedFirefoxPrefs,
+  };
   const backends = await createBackends({
-    native: { ...config.native, firefox: { binary: config.playwright.firefoxBinary, allowedBinaries: config.playwright.allowedFirefoxBinaries } },
+    native: { ...config.native, firefox },
     remote: {
       upstreams: remote.upstreams,
       chromedriver: { driver: remote.chromedriver, ...config.native, idleTimeout: remote.idleTimeout },
@@ -89,7 +100,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     },
     playwright: {
       chromium: config.native,
-      firefox: { binary: config.playwright.firefoxBinary, allowedBinaries: config.playwright.allowedFirefoxBinaries },
+      firefox,
     },
   });
   // Leftovers of a gateway that died without cleaning up: its browsers, profiles, upload dirs.
@@ -157,6 +168,9 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
   } catch (e) {
     throw new ConfigError(`history.directory ${history.store.config.directory} cannot be used: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
+  // Every principal's traces and videos: the gateway's own, never the browsers'.
+  for (const dir of [history.store.config.directory, recordings.directory]) browserNotes.push(...(await keepFromBrowsers(dir)));
+  for (const note of browserNotes) (/WITHOUT/.test(note) ? log.warn.bind(log) : log.info.bind(log))({ event: 'browsers' }, note);
   const logins = new UiLogins();
   const access: AccessPolicy = {
     tokens,
@@ -258,6 +272,39 @@ function loadTokens(config: Config): Tokens {
     if (e instanceof TokenFileError) throw new ConfigError(e.message);
     throw e;
   }
+}
+
+/**
+ * Decide who the browsers run as, let them reach the temporary directory, and refuse to start
+ * when a file of secrets (the token file, the TLS key, a config file holding tokens or upstream
+ * credentials) is readable by them: a browser that a session got around the URL and file checks
+ * with would read every principal's token. Returns lines for the log.
+ */
+async function setUpBrowsers(config: Config, tlsKey: string | undefined): Promise<string[]> {
+  try {
+    const notes = await setUpBrowserUser(config.browsers);
+    const identity = browserIdentity();
+    if (identity && !parentDeathAvailable) throw new BrowserUserError('browsers run as their own user through setpriv (util-linux), which is missing here');
+    notes.push(...(await letBrowsersThrough(config.tempDir)));
+    const configHasSecrets = config.authTokens.length > 0 || Object.values(config.remote.upstreams).some((url) => new URL(url).password !== '');
+    const secrets = [config.authTokenFile, tlsKey, configHasSecrets ? config.configFile : null];
+    for (const file of secrets) {
+      if (file && identity && (await readableByBrowsers(file))) {
+        throw new BrowserUserError(`${file} holds secrets and the browsers' user ${identity.name} can read it: make it readable by the gateway's user only (chmod 600 ${file})`);
+      }
+    }
+    return notes;
+  } catch (e) {
+    if (e instanceof BrowserUserError) throw new ConfigError(e.message);
+    throw e;
+  }
+}
+
+/** A directory of the gateway's (history, recordings) made unreadable to the browsers' user when it is not. */
+async function keepFromBrowsers(dir: string): Promise<string[]> {
+  if (!(await readableByBrowsers(dir).catch(() => false))) return [];
+  await chmod(dir, 0o700);
+  return [`${dir}: made readable by the gateway's user only (the browsers' user could read it)`];
 }
 
 /** Backends of the gateways running in this process, for the last-resort kill on exit. */

@@ -40,7 +40,7 @@ function readConfig(values: ParsedOptions): Config {
   // Nested settings from the command line: the file's others stay.
   const section = (key: 'trace' | 'history', value: Record<string, unknown>) =>
     Object.values(value).every((v) => v === undefined) ? undefined : { ...((file[key] as Record<string, unknown> | undefined) ?? {}), ...Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) };
-  return resolveConfig(file, {
+  const config = resolveConfig(file, {
     trace: section('trace', { mode: values.trace }),
     history: section('history', { directory: values['history-directory'] }),
     port: values.port,
@@ -61,6 +61,8 @@ function readConfig(values: ParsedOptions): Config {
     allowHosts: values['allow-hosts'],
     allowOrigins: values['allow-origins'],
   });
+  config.configFile = values.config ?? null;
+  return config;
 }
 
 // Stacks without source maps, unless asked for (--enable-source-maps): Playwright records a

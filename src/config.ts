@@ -59,8 +59,8 @@ export interface Config {
   newSessionsPerSecond: number;
   /** Token file (src/server/auth.ts): tokens never come from the command line. */
   authTokenFile: string | null;
-  /** Tokens in the config file itself: a token, or {name, token, maxSessions, admin, share}. */
-  authTokens: (string | { name: string; token: string; maxSessions?: number; admin?: boolean; share?: number })[];
+  /** Tokens in the config file itself: a token, or {name, token, maxSessions, admin, share, files}. */
+  authTokens: (string | { name: string; token: string; maxSessions?: number; admin?: boolean; share?: number; files?: boolean })[];
   /** Loopback clients need a token too (when tokens are configured). */
   requireAuthOnLoopback: boolean;
   /** Host names accepted in the Host header besides IP addresses and localhost. */
@@ -70,7 +70,15 @@ export interface Config {
   /** Directories file inputs may take files from (Element Send Keys); empty: anywhere. */
   fileInputDirectories: string[];
   tempDir: string;
-  native: { binary: string; allowedBinaries: string[]; allowedArgs: string[] };
+  /** Who browsers run as and whether they keep their sandbox (backends/policy/browser-user.ts). */
+  browsers: { user: string | null; sandbox: boolean };
+  /**
+   * Chromium's binaries, and what sessions may pass besides the policy's tables
+   * (backends/policy/): Chromium switches, Firefox arguments, Firefox pref names or families.
+   */
+  native: { binary: string; allowedBinaries: string[]; allowedArgs: string[]; allowedFirefoxArgs: string[]; allowedFirefoxPrefs: string[] };
+  /** The config file the settings came from (not a setting: the command line's --config), for the start's checks. */
+  configFile?: string | null;
   /** Capabilities → backend (src/webdriver/routing.ts), before the default routes. */
   routes: ConfiguredRoute[];
   remote: RemoteConfig;
@@ -131,9 +139,10 @@ function authTokens(v: unknown, name: string): Config['authTokens'] {
           typeof t.name === 'string' &&
           typeof t.token === 'string' &&
           (t.admin === undefined || typeof t.admin === 'boolean') &&
+          (t.files === undefined || typeof t.files === 'boolean') &&
           (t.share === undefined || typeof t.share === 'number')),
     );
-  if (!ok) throw new ConfigError(`${name} must be a list of tokens or {"name", "token", "maxSessions", "admin", "share"} objects`);
+  if (!ok) throw new ConfigError(`${name} must be a list of tokens or {"name", "token", "maxSessions", "admin", "share", "files"} objects`);
   return v as Config['authTokens'];
 }
 
@@ -167,7 +176,27 @@ function native(v: unknown, name: string): Config['native'] {
   if (!Array.isArray(allowedArgs) || !allowedArgs.every((a) => typeof a === 'string' && /^--[a-z0-9-]+$/.test(a))) {
     throw new ConfigError(`${name}.allowedArgs must be an array of switch names such as "--proxy-server"`);
   }
-  return { binary, allowedBinaries: allowed, allowedArgs };
+  const allowedFirefoxArgs = o.allowedFirefoxArgs ?? [];
+  if (!Array.isArray(allowedFirefoxArgs) || !allowedFirefoxArgs.every((a) => typeof a === 'string' && /^--?[A-Za-z0-9-]+$/.test(a))) {
+    throw new ConfigError(`${name}.allowedFirefoxArgs must be an array of argument names such as "-safe-mode"`);
+  }
+  const allowedFirefoxPrefs = o.allowedFirefoxPrefs ?? [];
+  if (!Array.isArray(allowedFirefoxPrefs) || !allowedFirefoxPrefs.every((a) => typeof a === 'string' && /^[\w.-]+$/.test(a))) {
+    throw new ConfigError(`${name}.allowedFirefoxPrefs must be an array of pref names, or families ending in "." (such as "network.proxy.")`);
+  }
+  for (const key of Object.keys(o)) {
+    if (!['binary', 'allowedBinaries', 'allowedArgs', 'allowedFirefoxArgs', 'allowedFirefoxPrefs'].includes(key)) throw new ConfigError(`unknown setting ${name}.${key}`);
+  }
+  return { binary, allowedBinaries: allowed, allowedArgs, allowedFirefoxArgs, allowedFirefoxPrefs };
+}
+
+function browsers(v: unknown, name: string): Config['browsers'] {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ConfigError(`${name} must be an object`);
+  const o = { ...defaults.browsers, ...(v as Record<string, unknown>) };
+  for (const key of Object.keys(o)) if (!Object.hasOwn(defaults.browsers, key)) throw new ConfigError(`unknown setting ${name}.${key}`);
+  const user = o.user as unknown;
+  if (user !== null && (typeof user !== 'string' || !/^[a-z_][a-z0-9_-]{0,31}$|^\d+$/.test(user))) throw new ConfigError(`${name}.user must be a user name (or null: the gateway's own user)`);
+  return { user: user as string | null, sandbox: bool(o.sandbox, `${name}.sandbox`) as boolean };
 }
 
 function pool(v: unknown, name: string): PoolConfig {
@@ -280,7 +309,7 @@ function playwright(v: unknown, name: string): Config['playwright'] {
   return { firefoxBinary: str(o.firefoxBinary, `${name}.firefoxBinary`) as string, allowedFirefoxBinaries: allowed };
 }
 
-const SCHEMA: Record<keyof Config, Check> = {
+const SCHEMA: Record<Exclude<keyof Config, 'configFile'>, Check> = {
   port: int(0, 65535),
   listenAddress: str,
   metricsPort: nullable(int(0, 65535)),
@@ -325,6 +354,7 @@ const SCHEMA: Record<keyof Config, Check> = {
     return list;
   },
   tempDir: nullable(str),
+  browsers,
   native,
   routes,
   remote,

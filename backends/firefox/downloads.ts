@@ -2,6 +2,7 @@
 // Firefox writes them into the session's partial folder (BiDi browser.setDownloadBehavior), and
 // each finished one (browsingContext.downloadEnd) is moved out under the name it suggested.
 import { mkdir } from 'node:fs/promises';
+import { giveToBrowsers } from '../policy/index.ts';
 import { join } from 'node:path';
 import { keepDownload, PARTIAL_DOWNLOADS } from '../shared.ts';
 import type { Channel } from './hub.ts';
@@ -19,6 +20,10 @@ export class FirefoxDownloads {
   async saveTo(directory: string): Promise<void> {
     const partial = join(directory, PARTIAL_DOWNLOADS);
     await mkdir(partial, { recursive: true });
+    // The browser writes here: the browsers' user's.
+    await giveToBrowsers(partial);
+  // The browser writes here: the browsers' user's.
+  await giveToBrowsers(partial);
     await this.channel.call('browser.setDownloadBehavior', { downloadBehavior: { type: 'allowed', destinationFolder: partial }, userContexts: [this.userContext] });
     this.#directory = directory;
   }

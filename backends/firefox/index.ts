@@ -2,14 +2,27 @@
 // geckodriver, every classic command over the process's one BiDi session, and a client's BiDi
 // socket multiplexed on the same session (./hub.ts). Reached with browserName "firefox" (the
 // default route) unless a route or wdgate:options.backend names another backend.
-import { InvalidCapabilityError, type BackendEnvironment, type BrowserProcess, type LaunchSpec, type MatchResult } from '../backend.ts';
+import { type BackendEnvironment, type BrowserProcess, type LaunchSpec, type MatchResult } from '../backend.ts';
 import { allowedBinary, headlessAndArgs, stringArray, vendorObject } from '../shared.ts';
-import { contentProcessesShared, firefoxPrefs, refusedFirefoxArg } from './options.ts';
+import { checkFirefoxArgs, checkFirefoxPrefs, firefoxArgText } from '../policy/index.ts';
+import { contentProcessesShared } from './options.ts';
 import { FirefoxProcess } from './process.ts';
 
 export interface FirefoxOptions {
   binary: string;
   allowedBinaries: string[];
+  /** Arguments and pref names (or families, ending in ".") capabilities may pass besides the policy's (../policy/firefox.ts). */
+  allowedArgs: string[];
+  allowedPrefs: string[];
+}
+
+/** moz:firefoxOptions.args and wdgate:options.args, checked, in one spelling each; and the prefs, checked. */
+export function firefoxArgsAndPrefs(moz: Record<string, unknown>, wdgate: Record<string, unknown>, options: FirefoxOptions): { args: string[]; prefs: Record<string, string | number | boolean> } {
+  const args = [
+    ...checkFirefoxArgs(stringArray(moz.args, 'moz:firefoxOptions.args'), 'moz:firefoxOptions.args', options.allowedArgs),
+    ...checkFirefoxArgs(stringArray(wdgate.args, 'wdgate:options.args'), 'wdgate:options.args', options.allowedArgs),
+  ].map(firefoxArgText);
+  return { args, prefs: checkFirefoxPrefs(moz.prefs, 'moz:firefoxOptions.prefs', options.allowedPrefs) };
 }
 
 interface FirefoxLaunchSpec extends LaunchSpec {
@@ -26,12 +39,8 @@ export function matchFirefox(caps: Record<string, unknown>, env: BackendEnvironm
   const version = versions.get(binary);
   if (!version) return { ok: false, reason: `browser binary ${binary} is not installed` };
   const userArgs = [...stringArray(moz.args, 'moz:firefoxOptions.args'), ...stringArray(wdgate.args, 'wdgate:options.args')];
-  for (const arg of userArgs) {
-    const refused = refusedFirefoxArg(arg);
-    if (refused) throw new InvalidCapabilityError(refused);
-  }
-  const prefs = firefoxPrefs(moz.prefs);
-  const display = headlessAndArgs(userArgs, env);
+  const { args: checked, prefs } = firefoxArgsAndPrefs(moz, wdgate, options);
+  const display = headlessAndArgs(checked, env);
   if ('reason' in display) return { ok: false, reason: display.reason };
   const { headless, args } = display;
   const acceptInsecureCerts = caps.acceptInsecureCerts === true;

@@ -1,14 +1,6 @@
 // moz:firefoxOptions as every backend that starts Firefox reads them, and the prefs every
 // Firefox the gateway starts gets.
-import { InvalidCapabilityError } from '../backend.ts';
-
-/** Firefox switches that hand over the browser or its profile: never from capabilities. */
-const FIREFOX_RESERVED = /^--?(profile|P|remote-debugging-port|remote-allow-hosts|remote-allow-origins|marionette|start-debugger-server|new-instance|no-remote|setDefaultBrowser)(=|$)/i;
-
-/** Why a Firefox switch from capabilities is refused, or null. */
-export function refusedFirefoxArg(arg: string): string | null {
-  return FIREFOX_RESERVED.test(arg) ? `browser argument ${arg} is reserved: wdgate owns the profile and the remote protocol` : null;
-}
+// What a session may pass is the policy's (../policy/firefox.ts).
 
 /**
  * Prefs every Firefox gets (a session's own prefs may override them). No back-forward cache: a
@@ -29,13 +21,3 @@ export function contentProcessesShared(prefs: Record<string, string | number | b
 
 /** The size of every window a session starts with (a headless Firefox's size, MOZ_HEADLESS_WIDTH/HEIGHT), at the screen's corner. */
 export const FIREFOX_WINDOW = { x: 0, y: 0, width: 1280, height: 800 } as const;
-
-/** moz:firefoxOptions.prefs: names to strings, numbers or booleans. */
-export function firefoxPrefs(value: unknown): Record<string, string | number | boolean> {
-  if (value === undefined) return {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidCapabilityError('moz:firefoxOptions.prefs must be an object');
-  for (const [name, pref] of Object.entries(value)) {
-    if (!['string', 'number', 'boolean'].includes(typeof pref)) throw new InvalidCapabilityError(`moz:firefoxOptions.prefs.${name} must be a string, a number or a boolean`);
-  }
-  return value as Record<string, string | number | boolean>;
-}

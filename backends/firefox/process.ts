@@ -5,6 +5,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LaunchError, type BrowserProcess, type DrivenBrowser } from '../backend.ts';
 import { DRIVER_DIR_PREFIX, OwnedProcess } from '../owned-process.ts';
+import { browserSandbox, firefoxArgvOf, giveToBrowsers } from '../policy/index.ts';
 import { FirefoxContext } from './context.ts';
 import { BidiHub } from './hub.ts';
 import { FIREFOX_PREFS, FIREFOX_WINDOW } from './options.ts';
@@ -57,7 +58,7 @@ export class FirefoxProcess implements BrowserProcess {
     await mkdir(profile);
     const prefs = { ...AUTOMATION_PREFS, ...FIREFOX_PREFS, ...options.prefs };
     await writeFile(join(profile, 'user.js'), Object.entries(prefs).map(([name, value]) => `user_pref(${JSON.stringify(name)}, ${JSON.stringify(value)});\n`).join(''));
-    const args = [...(options.headless ? ['--headless'] : []), '--no-remote', '--profile', profile, '--remote-debugging-port=0', ...options.args, 'about:blank'];
+    const args = [...(options.headless ? ['--headless'] : []), '--no-remote', '--profile', profile, '--remote-debugging-port=0', ...firefoxArgvOf(options.args), 'about:blank'];
     const env = {
       ...process.env,
       MOZ_CRASHREPORTER_DISABLE: '1',
@@ -65,8 +66,12 @@ export class FirefoxProcess implements BrowserProcess {
       MOZ_HEADLESS_WIDTH: String(FIREFOX_WINDOW.width),
       MOZ_HEADLESS_HEIGHT: String(FIREFOX_WINDOW.height),
       ...(options.timeZone && { TZ: options.timeZone }),
+      // Only when the operator turned the sandbox off (browsers.sandbox: false).
+      ...(!browserSandbox() && { MOZ_DISABLE_CONTENT_SANDBOX: '1', MOZ_DISABLE_RDD_SANDBOX: '1', MOZ_DISABLE_SOCKET_PROCESS_SANDBOX: '1', MOZ_DISABLE_GMP_SANDBOX: '1' }),
     };
-    const owned = OwnedProcess.spawn(options.binary, args, env, ['ignore', 'pipe', 'pipe'], ownTemp);
+    // The browsers' user's own, with its profile (the gateway wrote user.js first).
+    await giveToBrowsers(ownTemp);
+    const owned = OwnedProcess.spawn(options.binary, args, env, ['ignore', 'pipe', 'pipe'], ownTemp, true);
     const { child } = owned;
     let output = '';
     const url = await new Promise<string>((resolve, reject) => {

@@ -3,6 +3,7 @@
 // download by its guid in the partial folder ("allowAndName"), and once it is complete it is
 // given the name it suggested, as Chrome's download manager would.
 import { mkdir } from 'node:fs/promises';
+import { giveToBrowsers } from '../policy/index.ts';
 import { join } from 'node:path';
 import type { Browser, BrowserContext } from 'puppeteer-core';
 import { keepDownload, PARTIAL_DOWNLOADS } from '../shared.ts';
@@ -11,6 +12,8 @@ import { keepDownload, PARTIAL_DOWNLOADS } from '../shared.ts';
 export async function saveDownloads(browser: Browser, context: BrowserContext, directory: string): Promise<() => void> {
   const partial = join(directory, PARTIAL_DOWNLOADS);
   await mkdir(partial, { recursive: true });
+  // The browser writes here: the browsers' user's.
+  await giveToBrowsers(partial);
   // Download events come to the session that asked for them, on the browser target.
   const session = await browser.target().createCDPSession();
   const suggested = new Map<string, string>();

@@ -2,7 +2,7 @@
 // driven over CDP through puppeteer-core; Firefox (browserName "firefox") over its own WebDriver
 // BiDi server (../firefox/).
 import { InvalidCapabilityError, type Backend, type BackendEnvironment, type BrowserProcess, type LaunchSpec, type MatchResult } from '../backend.ts';
-import { refusedArg } from '../chromium-args.ts';
+import { asksHeadless, browserSandbox, checkChromeOptionKeys, checkChromiumSwitches, fetchRefusal } from '../policy/index.ts';
 import { launchFirefox, matchFirefox, type FirefoxOptions } from '../firefox/index.ts';
 import { DRIVER_DIR_PREFIX, killOwnedNow } from '../owned-process.ts';
 import { probeVersion, removeDeadGatewayDirs, stringArray, sweepOwnedProcesses, vendorObject } from '../shared.ts';
@@ -14,7 +14,7 @@ export interface NativeOptions {
   binary: string;
   /** The only executables capabilities may ask for (never an arbitrary path: that is RCE). */
   allowedBinaries: string[];
-  /** Guarded browser switches capabilities may pass all the same (./args.ts). */
+  /** Chromium switches capabilities may pass besides the policy's table (../policy/chromium.ts). */
   allowedArgs: string[];
   /** Firefox: the binary (firefox-esr) and the others capabilities may name. */
   firefox: FirefoxOptions;
@@ -55,15 +55,19 @@ interface NativeLaunchSpec extends LaunchSpec {
 }
 
 /** The W3C proxy capability as Chromium switches. */
-function proxyArgs(proxy: Record<string, unknown> | undefined): string[] {
+export function proxyArgs(proxy: Record<string, unknown> | undefined): string[] {
   if (!proxy) return [];
   switch (proxy.proxyType) {
     case 'direct':
       return ['--no-proxy-server'];
     case 'autodetect':
       return ['--proxy-auto-detect'];
-    case 'pac':
+    case 'pac': {
+      // The browser fetches and runs the PAC script: from the web, never a file of the machine.
+      const refused = fetchRefusal(String(proxy.proxyAutoconfigUrl), { files: false });
+      if (refused) throw new InvalidCapabilityError(`proxy.proxyAutoconfigUrl: ${refused}`);
       return [`--proxy-pac-url=${proxy.proxyAutoconfigUrl}`];
+    }
     case 'manual': {
       const rules: string[] = [];
       if (proxy.httpProxy) rules.push(`http=${proxy.httpProxy}`);
@@ -110,19 +114,21 @@ export async function createNativeBackend(options: NativeOptions): Promise<Backe
       const version = versions.get(binary);
       if (!version) return { ok: false, reason: `browser binary ${binary} is not installed` };
 
+      checkChromeOptionKeys(goog);
       const userArgs = [...stringArray(goog.args, 'goog:chromeOptions.args'), ...stringArray(wdgate.args, 'wdgate:options.args')];
-      for (const arg of userArgs) {
-        const refused = refusedArg(arg, options.allowedArgs);
-        if (refused) throw new InvalidCapabilityError(refused);
-      }
-      const headless = env.headless || userArgs.some((a) => /^--headless(=|$)/.test(a));
+      // Every switch in the one spelling Chromium's parser would read, and only allowed ones.
+      const switches = [
+        ...checkChromiumSwitches(stringArray(goog.args, 'goog:chromeOptions.args'), 'goog:chromeOptions.args', options.allowedArgs),
+        ...checkChromiumSwitches(stringArray(wdgate.args, 'wdgate:options.args'), 'wdgate:options.args', options.allowedArgs),
+      ];
+      const headless = env.headless || asksHeadless(switches);
       if (!headless && !env.hasDisplay) {
         return {
           ok: false,
           reason: 'no display is available for a headful browser: start wdgate with --headless (or pass --headless=new in goog:chromeOptions.args)',
         };
       }
-      const args = [...new Set(userArgs.filter((a) => !/^--headless(=|$)/.test(a)))].sort();
+      const args = [...new Set(switches.filter((a) => !asksHeadless([a])))].sort();
       const acceptInsecureCerts = caps.acceptInsecureCerts === true;
       const proxy = proxyArgs(caps.proxy as Record<string, unknown> | undefined);
       const spec: NativeLaunchSpec = {
@@ -146,7 +152,9 @@ export async function createNativeBackend(options: NativeOptions): Promise<Backe
       if (launchSpec.browserName === 'firefox') return launchFirefox(launchSpec, env);
       const spec = launchSpec as NativeLaunchSpec;
       const args = [...BASE_ARGS, ...spec.args];
-      if (process.getuid?.() === 0) args.push('--no-sandbox');
+      // Sandboxed unless the operator says otherwise (browsers.sandbox); as root, browsers run as
+      // a user of their own (../policy/browser-user.ts), where the sandbox works.
+      if (!browserSandbox()) args.push('--no-sandbox');
       if (spec.headless) args.push('--headless=new');
       if (env.forceCpuPainting) args.push('--disable-gpu-compositing', '--disable-gpu-rasterization');
       if (env.exposeExperimentalInterfaces) args.push('--enable-experimental-web-platform-features');

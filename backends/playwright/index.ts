@@ -3,23 +3,24 @@
 // browser is downloaded. Sessions reach it by `wdgate:options.backend: "playwright"` or a
 // configured route (plain Firefox sessions go to the native backend, which sizes windows).
 import { rmSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { DRIVER_DIR_PREFIX } from '../owned-process.ts';
-import { InvalidCapabilityError, LaunchError, type Backend, type BackendEnvironment, type BrowserProcess, type DrivenBrowser, type LaunchSpec, type MatchResult } from '../backend.ts';
-import { refusedArg } from '../chromium-args.ts';
+import { LaunchError, type Backend, type BackendEnvironment, type BrowserProcess, type DrivenBrowser, type LaunchSpec, type MatchResult } from '../backend.ts';
+import { browserSandbox, checkChromeOptionKeys, checkChromiumSwitches, giveToBrowsers } from '../policy/index.ts';
 import { launcherFor } from '../parent-death.ts';
 import { allowedBinary, headlessAndArgs, OWNER_VARIABLE, probeVersion, removeDeadGatewayDirs, stringArray, sweepOwnedProcesses, vendorObject } from '../shared.ts';
-import { contentProcessesShared, FIREFOX_PREFS, firefoxPrefs, refusedFirefoxArg } from '../firefox/options.ts';
+import { contentProcessesShared, FIREFOX_PREFS } from '../firefox/options.ts';
+import { firefoxArgsAndPrefs, type FirefoxOptions } from '../firefox/index.ts';
 import { PlaywrightContext, type Engine } from './context.ts';
 import { launchWithPromptAcks } from './firefox-acks.ts';
 
 export interface PlaywrightOptions {
   /** Chromium as the native backend has it: default binary, allowed binaries and switches. */
   chromium: { binary: string; allowedBinaries: string[]; allowedArgs: string[] };
-  /** Firefox: the binary (firefox-esr) and the others capabilities may name. */
-  firefox: { binary: string; allowedBinaries: string[] };
+  /** Firefox: the binary (firefox-esr) and the others capabilities may name, and what they may pass. */
+  firefox: FirefoxOptions;
 }
 
 interface PlaywrightLaunchSpec extends LaunchSpec {
@@ -53,13 +54,20 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
       const binary = allowedBinary(vendor.binary ?? wdgate.binary, allowed);
       const version = versions.get(binary);
       if (!version) return { ok: false, reason: `browser binary ${binary} is not installed` };
+      if (engine === 'chromium') checkChromeOptionKeys(vendor);
       const userArgs = [...stringArray(vendor.args, `${vendorKey}.args`), ...stringArray(wdgate.args, 'wdgate:options.args')];
-      for (const arg of userArgs) {
-        const refused = engine === 'firefox' ? refusedFirefoxArg(arg) : refusedArg(arg, options.chromium.allowedArgs);
-        if (refused) throw new InvalidCapabilityError(refused);
-      }
-      const prefs = engine === 'firefox' ? firefoxPrefs(vendor.prefs) : {};
-      const display = headlessAndArgs(userArgs, env);
+      // Every switch checked by the policy, in the one spelling the browser's parser reads.
+      const { args: checked, prefs } =
+        engine === 'firefox'
+          ? firefoxArgsAndPrefs(vendor, wdgate, options.firefox)
+          : {
+              args: [
+                ...checkChromiumSwitches(stringArray(vendor.args, `${vendorKey}.args`), `${vendorKey}.args`, options.chromium.allowedArgs),
+                ...checkChromiumSwitches(stringArray(wdgate.args, 'wdgate:options.args'), 'wdgate:options.args', options.chromium.allowedArgs),
+              ],
+              prefs: {},
+            };
+      const display = headlessAndArgs(checked, env);
       if ('reason' in display) return { ok: false, reason: display.reason };
       const { headless, args } = display;
       const acceptInsecureCerts = caps.acceptInsecureCerts === true;
@@ -97,9 +105,15 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
       // it leaves when Playwright kills it) go in a directory of its own, removed with it.
       const ownTemp = await mkdtemp(join(env.tempDir, `${DRIVER_DIR_PREFIX}${process.pid}-`));
       liveTempDirs.add(ownTemp);
+      // The browser runs as the browsers' user (its launcher gives it the profile Playwright makes),
+      // and writes downloads here before Playwright hands them over.
+      const downloadsPath = join(ownTemp, 'downloads');
+      await mkdir(downloadsPath);
+      await giveToBrowsers(ownTemp);
       const common = {
         // Through its launcher: the browser dies with the gateway, whatever ends it.
         executablePath: launcherFor(spec.binary),
+        downloadsPath,
         headless: spec.headless,
         handleSIGINT: false,
         handleSIGTERM: false,
@@ -107,7 +121,7 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
         timeout: 30_000,
         // The remote backend's sweep finds what a dead gateway left by this mark.
         // No crash reporter helper: it would outlive the browser it watched for a moment.
-        env: { ...process.env, TMPDIR: ownTemp, [OWNER_VARIABLE]: String(process.pid), MOZ_CRASHREPORTER_DISABLE: '1', ...(env.defaultTimeZone && { TZ: env.defaultTimeZone }) },
+        env: { ...process.env, TMPDIR: ownTemp, [OWNER_VARIABLE]: String(process.pid), MOZ_CRASHREPORTER_DISABLE: '1', ...(env.defaultTimeZone && { TZ: env.defaultTimeZone }), ...(!browserSandbox() && { MOZ_DISABLE_CONTENT_SANDBOX: '1' }) },
       };
       let browser: Browser;
       try {
@@ -122,7 +136,9 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
                 // Scroll bars as a user has them (and as native Chromium draws them): hit testing
                 // and element visibility at a frame's edge depend on them.
                 ignoreDefaultArgs: ['--hide-scrollbars'],
-                args: [...(process.getuid?.() === 0 ? ['--no-sandbox'] : []), '--disable-dev-shm-usage', '--disable-gpu', '--window-size=1280,800', ...spec.args],
+                // Playwright turns Chromium's sandbox off unless asked; the operator decides it (browsers.sandbox).
+                chromiumSandbox: browserSandbox(),
+                args: ['--disable-dev-shm-usage', '--disable-gpu', '--window-size=1280,800', ...spec.args],
               });
       } catch (e) {
         await removeTempDir(ownTemp);

@@ -80,6 +80,7 @@ export function createRemoteBackend(options: RemoteOptions): PassThroughBackend 
         headers: place.headers,
         id,
         capabilities: typeof value.capabilities === 'object' && value.capabilities !== null ? (value.capabilities as Record<string, unknown>) : {},
+        onThisMachine: upstream.managed,
         onGone: (listener) => place.onGone(listener),
         async end(alreadyDeleted) {
           if (!alreadyDeleted && !gone) {

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { LaunchError } from '../backend.ts';
 import { DRIVER_DIR_PREFIX, OwnedProcess } from '../owned-process.ts';
+import { giveToBrowsers } from '../policy/index.ts';
 
 /** Ask the kernel for a free loopback port (for a driver that cannot pick its own). */
 export function freePort(): Promise<number> {
@@ -31,8 +32,10 @@ export async function startDriver(
   const deadline = Date.now() + timeoutMs;
   // The driver's temporary files (the profiles it makes, which it leaves when it is stopped
   // mid-session) live in a directory of its own that goes with it, or with a dead gateway's sweep.
+  // Drivers run as the browsers' user: they start the browsers.
   const ownTemp = await mkdtemp(join(options.tempDir, `${DRIVER_DIR_PREFIX}${process.pid}-`));
-  const owned = OwnedProcess.spawn(binary, args, options.env ?? process.env, ['ignore', 'pipe', 'pipe'], ownTemp);
+  await giveToBrowsers(ownTemp);
+  const owned = OwnedProcess.spawn(binary, args, options.env ?? process.env, ['ignore', 'pipe', 'pipe'], ownTemp, true);
   const { child } = owned;
   let output = '';
   const lastWords = () => output.trim().split('\n').slice(-3).join(' / ') || 'no output';

@@ -3,7 +3,7 @@
 // WebKitWebDriver, one per session (it serves one), under an Xvfb of the gateway's own when there
 // is no display. Each says how it takes capabilities and where a new session goes.
 import { InvalidCapabilityError, type BackendEnvironment } from '../backend.ts';
-import { refusedArg } from '../chromium-args.ts';
+import { browserSandbox, checkChromeOptionKeys, checkChromiumSwitches, checkMiniBrowserArgs } from '../policy/index.ts';
 import { stringArray, vendorObject } from '../shared.ts';
 import { launcherFor } from '../parent-death.ts';
 import type { OwnedProcess } from '../owned-process.ts';
@@ -20,6 +20,8 @@ export interface Place {
 
 export interface Upstream {
   readonly name: string;
+  /** A driver the gateway starts on its own machine (its commands' files are this machine's). */
+  readonly managed: boolean;
   /** The capabilities as this upstream takes them: wdgate's own removed, defaults added. Throws InvalidCapabilityError. */
   capabilities(caps: Record<string, unknown>, env: BackendEnvironment): Record<string, unknown>;
   acquire(env: BackendEnvironment): Promise<Place>;
@@ -39,6 +41,7 @@ function withoutGatewayCapabilities(caps: Record<string, unknown>): Record<strin
 
 /** A W3C server at a configured URL; `http://user:secret@host` becomes Basic credentials. */
 export class UrlUpstream implements Upstream {
+  readonly managed = false;
   readonly #url: string;
   readonly #headers: Record<string, string> = {};
 
@@ -82,6 +85,7 @@ const CHROMIUM_DEFAULT_ARGS = ['--disable-dev-shm-usage', '--disable-gpu', '--no
 
 /** One chromedriver the gateway starts at the first session, shares, and ends when idle. */
 export class ChromedriverUpstream implements Upstream {
+  readonly managed = true;
   readonly name = 'chromedriver';
   readonly #options: ChromedriverOptions;
   #driver: Promise<{ process: OwnedProcess; url: string }> | undefined;
@@ -95,22 +99,21 @@ export class ChromedriverUpstream implements Upstream {
   capabilities(caps: Record<string, unknown>, env: BackendEnvironment): Record<string, unknown> {
     const goog = vendorObject(caps, 'goog:chromeOptions');
     const wdgate = vendorObject(caps, 'wdgate:options');
-    // Attaching to a browser at some address, or running any program as the browser, is not
-    // something a client may ask of the gateway's machine.
-    if (goog.debuggerAddress !== undefined) throw new InvalidCapabilityError('goog:chromeOptions.debuggerAddress is refused: wdgate starts the browser itself');
+    // Attaching to a browser at some address, a crash dump directory, an extension file, a pref
+    // that opens files with programs: not something a client may ask of the gateway's machine.
+    checkChromeOptionKeys(goog);
     const binary = goog.binary ?? wdgate.binary ?? this.#options.binary;
     if (typeof binary !== 'string') throw new InvalidCapabilityError('the browser binary must be a string');
     if (binary !== this.#options.binary && !this.#options.allowedBinaries.includes(binary)) {
       throw new InvalidCapabilityError(`browser binary ${JSON.stringify(binary)} is not allowed (allowed: ${this.#options.allowedBinaries.join(', ')})`);
     }
-    const userArgs = [...stringArray(goog.args, 'goog:chromeOptions.args'), ...stringArray(wdgate.args, 'wdgate:options.args')];
-    for (const arg of userArgs) {
-      const refused = refusedArg(arg, this.#options.allowedArgs);
-      if (refused) throw new InvalidCapabilityError(refused);
-    }
-    const args = [...userArgs];
+    // Checked and in the one spelling (chromedriver passes them on to Chromium's parser).
+    const args = [
+      ...checkChromiumSwitches(stringArray(goog.args, 'goog:chromeOptions.args'), 'goog:chromeOptions.args', this.#options.allowedArgs),
+      ...checkChromiumSwitches(stringArray(wdgate.args, 'wdgate:options.args'), 'wdgate:options.args', this.#options.allowedArgs),
+    ];
     for (const arg of CHROMIUM_DEFAULT_ARGS) if (!args.includes(arg)) args.push(arg);
-    if (process.getuid?.() === 0 && !args.includes('--no-sandbox')) args.push('--no-sandbox');
+    if (!browserSandbox()) args.push('--no-sandbox');
     if ((env.headless || !env.hasDisplay) && !args.some((a) => /^--headless(=|$)/.test(a))) args.push('--headless=new');
     if (!args.some((a) => a.startsWith('--window-size='))) args.push('--window-size=1280,800');
     const out = withoutGatewayCapabilities(caps);
@@ -179,6 +182,7 @@ export interface WebKitOptions {
 
 /** WebKitWebDriver, one per session, driving WebKitGTK's MiniBrowser. */
 export class WebKitUpstream implements Upstream {
+  readonly managed = true;
   readonly name = 'webkit';
   readonly #options: WebKitOptions;
   #display: Promise<{ process: OwnedProcess; display: string }> | undefined;
@@ -194,7 +198,9 @@ export class WebKitUpstream implements Upstream {
     if (binary !== this.#options.browser) {
       throw new InvalidCapabilityError(`webkitgtk:browserOptions.binary ${JSON.stringify(binary)} is not allowed (allowed: ${this.#options.browser})`);
     }
-    const args = stringArray(options.args, 'webkitgtk:browserOptions.args');
+    const args = checkMiniBrowserArgs(stringArray(options.args, 'webkitgtk:browserOptions.args'), 'webkitgtk:browserOptions.args');
+    // WebKit's web process sandbox (bubblewrap), unless the operator turned sandboxes off.
+    if (browserSandbox() && !args.includes('--enable-sandbox')) args.push('--enable-sandbox');
     const out = withoutGatewayCapabilities(caps);
     return {
       ...out,

@@ -9,13 +9,24 @@ export interface Principal {
   admin: boolean;
   /** Its weight when principals wait for slots in turn (`share=N` in the token file; 1 by default). */
   share: number;
+  /**
+   * May reach the gateway machine's files (`files` in the token file): file: URLs and the
+   * browser's own pages, file inputs from any directory (backends/policy/). Absent: no.
+   */
+  files?: boolean;
 }
 
-/** A loopback client without a token (the default: wdgate serves loopback only): the machine's own user, an admin. */
-export const LOCAL: Principal = Object.freeze({ name: 'local', maxSessions: null, admin: true, share: 1 });
+/**
+ * A loopback client without a token (the default: wdgate serves loopback only): the machine's own
+ * user, an admin, who may reach the machine's files (a local suite opens file: fixtures, as with
+ * chromedriver; its browsers still run as their own user when the gateway runs as root).
+ */
+export const LOCAL: Principal = Object.freeze({ name: 'local', maxSessions: null, admin: true, share: 1, files: true });
 
 /**
  * A loopback client without a token where tokens are configured (and loopback needs none): the
- * same principal, but no admin, or any process of the machine could end every token's sessions.
+ * same principal, but no admin, or any process of the machine could end every token's sessions;
+ * and no files, or any process of the machine could read what the browsers' user can (other
+ * principals' profiles).
  */
 export const LOCAL_WITH_TOKENS: Principal = Object.freeze({ name: 'local', maxSessions: null, admin: false, share: 1 });

@@ -35,6 +35,11 @@ export interface ConnectionHost {
    * the engine's ids (and whatever must happen first); undefined when there is nothing to wait for.
    */
   translate?(params: Record<string, unknown>, method: string): Promise<Record<string, unknown>> | undefined;
+  /**
+   * Why the session may not send this command (it would reach the gateway's machine:
+   * backends/policy/bidi.ts), or null; a promise when files must be looked at first.
+   */
+  refusal?(method: string, params: Record<string, unknown>): string | null | Promise<string | null>;
 }
 
 const MAX_ID = Number.MAX_SAFE_INTEGER;
@@ -118,21 +123,38 @@ export class BidiConnection {
         return;
       default:
         if (!endpoint) return this.#error(id, 'invalid session id', `${method}: there is no session yet (send session.new first)`);
+        const refusal = this.#host.refusal?.(method, params as Record<string, unknown>) ?? null;
+        if (typeof refusal === 'string') return this.#error(id, 'invalid argument', `${method}: ${refusal}`);
         this.#forwarded.set(id, { method, params: params as Record<string, unknown>, startedAt: Date.now(), started: performance.now() });
-        this.#send(endpoint, id, method, params as Record<string, unknown>);
+        this.#send(endpoint, id, method, params as Record<string, unknown>, refusal);
     }
   }
 
-  /** Commands reach the engine in the order they came, also when one waits for its ids. */
-  #send(endpoint: BidiEndpoint, id: number, method: string, params: Record<string, unknown>): void {
-    const translated = this.#host.translate?.(params, method);
-    if (!translated && !this.#sending) return endpoint.send({ id, method, params });
+  /**
+   * Commands reach the engine in the order they came, also when one waits for its ids or for the
+   * policy's look at its files (`refusal`: refused then, it is answered and never sent).
+   */
+  #send(endpoint: BidiEndpoint, id: number, method: string, params: Record<string, unknown>, refusal: Promise<string | null> | null): void {
+    // Translated (and shown to the seam) once it may be sent: at once, or after the policy's look.
+    const translate = () => this.#host.translate?.(params, method);
+    const translated = refusal ? undefined : translate();
+    if (!refusal && !translated && !this.#sending) return endpoint.send({ id, method, params });
     const previous = this.#sending ?? Promise.resolve();
     const sending = previous
-      .then(() => translated ?? params)
+      .then(() => refusal)
       .then(
-        (p) => endpoint.send({ id, method, params: p }),
-        () => endpoint.send({ id, method, params }),
+        async (refused) => {
+          if (refused) {
+            this.#forwarded.delete(id);
+            return this.#error(id, 'invalid argument', `${method}: ${refused}`);
+          }
+          const p = await Promise.resolve((refusal ? translate() : translated) ?? params).catch(() => params);
+          endpoint.send({ id, method, params: p });
+        },
+        (e: Error) => {
+          this.#forwarded.delete(id);
+          this.#error(id, 'unknown error', `${method}: ${e.message}`);
+        },
       );
     this.#sending = sending;
     void sending.finally(() => {

@@ -7,6 +7,7 @@ import type { HttpRequest, HttpResponse, us_socket_context_t, WebSocket, WebSock
 import { error, serializeError, toWebDriverError, type WebDriverError } from '../webdriver/errors.ts';
 import type { Gateway } from '../webdriver/gateway.ts';
 import type { Session } from '../webdriver/session.ts';
+import { bidiRefusal, cdpRefusal } from '../../backends/policy/index.ts';
 import type { Principal } from '../base/principal.ts';
 import { BidiConnection } from './connection.ts';
 import { CdpConnection } from './cdp.ts';
@@ -89,7 +90,7 @@ export function bidiSockets(gateway: Gateway, gate: UpgradeGate, options: BidiSo
         const close = () => void (!data.closed && ws.end(1000, 'session ended'));
         session.sockets.add(close);
         data.unhook = () => session.sockets.delete(close);
-        data.cdp = new CdpConnection(session.browser.openCdp!(), (text) => void (!data.closed && ws.send(text, false)));
+        data.cdp = new CdpConnection(session.browser.openCdp!(), (text) => void (!data.closed && ws.send(text, false)), (method, params) => cdpRefusal(method, params, session.files));
         gateway.log.info({ event: 'cdp connected', sessionId: session.id });
         return;
       }
@@ -113,6 +114,8 @@ export function bidiSockets(gateway: Gateway, gate: UpgradeGate, options: BidiSo
           const translated = withEngineSharedIds(session, params);
           return before ? before.then(() => translated ?? params) : translated;
         },
+        // What reaches the machine (a file: URL, a path, raw CDP) is the policy's (backends/policy/).
+        refusal: (method, params) => (data.session ? bidiRefusal(method, params, data.session.files) : null),
         answered: (command, error, result) =>
           data.session &&
           gateway.seam.answered(

@@ -86,7 +86,8 @@ export class Recordings implements Observer {
   /** Record the session from now until `stop` (its console lines under the seam's redaction). */
   async start(session: Session, redactor?: Redactor): Promise<() => Promise<void>> {
     // Made with the first recording: a gateway that records nothing leaves no trace.
-    mkdirSync(this.#config.directory, { recursive: true });
+    // The gateway's own: never readable by the browsers' user (src/app.ts checks an existing one).
+    mkdirSync(this.#config.directory, { recursive: true, mode: 0o700 });
     const video = join(this.#config.directory, `${session.id}.webm`);
     const logFile = join(this.#config.directory, `${session.id}.log`);
     const recording: Recording = { id: session.id, owner: session.owner, video, log: logFile };
@@ -197,6 +198,11 @@ export class Recordings implements Observer {
       await Promise.all([rm(r.video, { force: true }), rm(r.log, { force: true })]);
       this.#log.info({ event: 'recording deleted', sessionId: r.id });
     }
+  }
+
+  /** Where the videos go. */
+  get directory(): string {
+    return this.#config.directory;
   }
 
   /** At start: recordings a previous run left in the directory are not served (nor kept). */

@@ -6,6 +6,7 @@ import type { Gateway } from '../webdriver/gateway.ts';
 import type { PassThroughSession } from '../webdriver/pass-through.ts';
 import { forwardedReports } from '../webdriver/reports.ts';
 import { matchRoute } from '../webdriver/routes.ts';
+import { passThroughRefusal, rememberUpload, UPLOADS } from '../webdriver/pass-through-policy.ts';
 import type { Forwarder } from './forward.ts';
 import { JSON_TYPE, send, sendError, STATUS_TEXT, type ResponseState } from './respond.ts';
 
@@ -45,20 +46,45 @@ export function forwardRequest(request: Forwarded): void {
     gateway.seam.answered({ kind: 'forwarded', name, session, startedAt, durationMs: performance.now() - started }, parsed(body), reported.value);
     return send(res, state, 200, JSON.stringify({ value: reported.value }));
   }
-  // The seam's turn first (what a Send Keys types is checked for a password field upstream); on
-  // the hot path there is nothing to wait for.
-  // (Parsed once, for the seam and its step alike, and only when its content is kept.)
-  const params = gateway.seam.record(session)?.redactor ? parsed(body) : undefined;
+  // (Parsed once, for the policy, the seam and its step alike, and only when one of them reads it.)
+  const params = gateway.seam.record(session)?.redactor || POLICY_READS.has(name) ? parsed(body) : undefined;
   const urlParams = route.kind === 'found' ? route.urlParams : {};
-  const before = gateway.seam.before(session, { kind: 'forwarded', name, urlParams, params });
-  const forward = () => forwardNow(request, { name, urlParams }, deleting, params);
-  if (!before) return forward();
+  // The policy's turn (a file: URL, a file input on this machine), then the seam's (what a Send
+  // Keys types is checked for a password field upstream); on the hot path neither waits.
+  const refusal = passThroughRefusal(session, name, urlParams, params);
+  const refuse = (message: string) => {
+    const e = error('invalid argument', message);
+    gateway.seam.answered({ kind: 'forwarded', name, session, urlParams, startedAt, durationMs: performance.now() - started, error: { code: e.code, message: e.message } }, params);
+    sendError(res, state, e);
+  };
+  if (typeof refusal === 'string') return refuse(refusal);
+  const proceed = () => {
+    const before = gateway.seam.before(session, { kind: 'forwarded', name, urlParams, params });
+    const forward = () => forwardNow(request, { name, urlParams }, deleting, params);
+    if (!before) return forward();
+    session.inFlight++;
+    void before.finally(() => {
+      session.inFlight--;
+      forward();
+    });
+  };
+  if (!refusal) return proceed();
   session.inFlight++;
-  void before.finally(() => {
-    session.inFlight--;
-    forward();
-  });
+  void refusal.then(
+    (refused) => {
+      session.inFlight--;
+      if (refused) refuse(refused);
+      else proceed();
+    },
+    (e: Error) => {
+      session.inFlight--;
+      refuse(e.message);
+    },
+  );
 }
+
+/** Commands whose body the pass-through policy reads (src/webdriver/pass-through-policy.ts). */
+const POLICY_READS = new Set(['navigateTo', 'elementSendKeys']);
 
 function forwardNow(request: Forwarded, command: { name: string; urlParams: Record<string, string> }, deleting: boolean, params: unknown): void {
   const { gateway, forwarder, res, state, session, method, rest, body } = request;
@@ -83,7 +109,8 @@ function forwardNow(request: Forwarded, command: { name: string; urlParams: Reco
   const forwarding = forwarder.forward({ method, path: session.upstreamPath(rest), body }, session.upstream, {
     head(code, text, contentType) {
       status = code;
-      if (code >= 400 || kept) answer = [];
+      // An upload's answer too: the path it names is the session's own file (pass-through-policy.ts).
+      if (code >= 400 || kept || UPLOADS.has(command.name)) answer = [];
       if (state.aborted) return;
       res.cork(() => {
         res
@@ -152,6 +179,7 @@ function answeredForwarded(
       value = answer.length ? '[an answer that is not JSON, or was cut]' : undefined;
     }
   }
+  if (status >= 200 && status < 300) rememberUpload(session, name, value);
   const upstreamError = status >= 400 && typeof value === 'object' && value !== null ? (value as { error?: unknown; message?: unknown }) : undefined;
   const e = failure ?? (status >= 400 ? { code: typeof upstreamError?.error === 'string' ? upstreamError.error : 'unknown error', message: String(upstreamError?.message ?? `HTTP ${status}`) } : undefined);
   gateway.seam.answered(

@@ -78,7 +78,8 @@ export class HistoryStore {
   /** Read the entries a previous run of the gateway left. */
   async load(): Promise<void> {
     const started = performance.now();
-    await mkdir(this.config.directory, { recursive: true });
+    // The gateway's own: never readable by the browsers' user (src/app.ts checks an existing one).
+    await mkdir(this.config.directory, { recursive: true, mode: 0o700 });
     // (Files beside the folders are not entries: the index of tests.)
     const folders = (await readdir(this.config.directory, { withFileTypes: true })).filter((d) => ID.test(d.name) && d.isDirectory()).map((d) => d.name);
     // Read a few dozen at a time: 10,000 entries one after another took seconds.

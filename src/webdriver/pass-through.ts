@@ -20,10 +20,15 @@ export class PassThroughSession {
   inFlight = 0;
   /** Delete Session was forwarded upstream already: ending does not send it again. */
   deletedUpstream = false;
+  /** Its principal may reach the machine's files (file: URLs; backends/policy/urls.ts). */
+  readonly files: boolean;
+  /** Paths the upstream answered this session's uploads with: the files its file inputs may take (server/forwarding.ts). */
+  readonly uploads = new Set<string>();
   readonly #release: () => void;
 
-  constructor(init: { id: string; owner: string; upstreamName: string; upstream: UpstreamSession; options: SessionOptions; release: () => void }) {
+  constructor(init: { id: string; owner: string; files: boolean; upstreamName: string; upstream: UpstreamSession; options: SessionOptions; release: () => void }) {
     this.id = init.id;
+    this.files = init.files;
     this.options = init.options;
     this.owner = init.owner;
     this.upstreamName = init.upstreamName;

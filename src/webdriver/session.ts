@@ -1,5 +1,6 @@
 // One WebDriver session (spec §8 "Sessions"): its browser, current browsing context, timeouts
 // and negotiated behaviour. Commands of a session run one at a time, in arrival order.
+import { giveToBrowsers, type SessionFiles } from '../../backends/policy/index.ts';
 import type { BidiEndpoint, BrowsingContext, DrivenBrowser, PageLoadStrategy } from '../../backends/backend.ts';
 import type { Logger } from '../base/log.ts';
 import type { SessionOptions } from './session-options.ts';
@@ -26,6 +27,8 @@ export interface SessionInit {
   log: Logger;
   /** The principal that created the session (src/server/auth.ts): only it may use the session. */
   owner: string;
+  /** What of the machine it may reach: its principal's `files`, the operator's fileInputDirectories. */
+  reach: { files: boolean; directories: string[] | null };
   /** Give the browser back (its context is disposed of) and the session's slot. Never throws. */
   release(): Promise<void>;
 }
@@ -46,6 +49,8 @@ export class Session {
   options: SessionOptions;
   readonly log: Logger;
   readonly owner: string;
+  /** What of the machine's files and URLs it may reach (backends/policy/): asked on every path. */
+  readonly files: SessionFiles;
   /** The current top-level browsing context's window handle; null once it was closed. */
   currentWindow: string | null;
   /** Frame path of the current browsing context below the top level (empty: top level). */
@@ -86,6 +91,7 @@ export class Session {
     this.options = init.options;
     this.log = init.log;
     this.owner = init.owner;
+    this.files = { ...init.reach, ownDirectory: () => this.madeTemporaryDirectory() };
     this.currentWindow = init.browser.initialWindow;
     this.release = init.release;
     // Spec §16: beforeunload prompts are handled as they open (src/webdriver/prompts.ts).
@@ -160,9 +166,15 @@ export class Session {
   // ── Temporary files (remote file upload, commands/upload.ts) ──────────────────────────────
   #tempDir: Promise<string> | undefined;
 
-  /** This session's own temporary directory below `base`, made on first use. */
+  /**
+   * This session's own temporary directory below `base`, made on first use: the browsers' user's
+   * (its browser reads the uploads and writes the downloads there; backends/policy/browser-user.ts).
+   */
   temporaryDirectory(base: string): Promise<string> {
-    this.#tempDir ??= mkdtemp(join(base, `${SESSION_DIR_PREFIX}${process.pid}-`));
+    this.#tempDir ??= mkdtemp(join(base, `${SESSION_DIR_PREFIX}${process.pid}-`)).then(async (dir) => {
+      await giveToBrowsers(dir);
+      return dir;
+    });
     return this.#tempDir;
   }
 

@@ -10,12 +10,15 @@ import { fileURLToPath } from 'node:url';
 import type { Backend, BackendEnvironment, BrowserProcess, DrivenBrowser } from '../../backends/backend.ts';
 import { createNativeBackend } from '../../backends/native/index.ts';
 import { createPlaywrightBackend } from '../../backends/playwright/index.ts';
+import { letBrowsersThrough, setUpBrowserUser } from '../../backends/policy/index.ts';
+import { prepareLaunchers, removeLaunchers } from '../../backends/parent-death.ts';
 
 export type DrivenKind = 'native' | 'native-firefox' | 'playwright-chromium' | 'playwright-firefox';
 
 const DEFAULTS = JSON.parse(readFileSync(fileURLToPath(new URL('../../config/default.json', import.meta.url)), 'utf8')) as {
   native: { binary: string; allowedBinaries: string[]; allowedArgs: string[] };
   playwright: { firefoxBinary: string; allowedFirefoxBinaries: string[] };
+  browsers: { user: string | null; sandbox: boolean };
 };
 
 export interface DrivenProcess {
@@ -28,12 +31,18 @@ export interface DrivenProcess {
 
 /** Launch the browser `kind` names, headless, as the gateway's backend would. */
 export async function launchDriven(kind: DrivenKind): Promise<DrivenProcess> {
-  const firefox = { binary: DEFAULTS.playwright.firefoxBinary, allowedBinaries: DEFAULTS.playwright.allowedFirefoxBinaries };
+  const firefox = { binary: DEFAULTS.playwright.firefoxBinary, allowedBinaries: DEFAULTS.playwright.allowedFirefoxBinaries, allowedArgs: [], allowedPrefs: [] };
+  // As the gateway does at start: who the browsers run as, and their launchers (in the system's
+  // temporary directory: they outlive each test's own, and go when the process ends).
+  await setUpBrowserUser(DEFAULTS.browsers);
+  await prepareLaunchers(tmpdir(), [DEFAULTS.native.binary, DEFAULTS.playwright.firefoxBinary]);
+  process.once('exit', removeLaunchers);
   const backend: Backend =
     kind === 'native' || kind === 'native-firefox'
       ? await createNativeBackend({ ...DEFAULTS.native, firefox })
       : await createPlaywrightBackend({ chromium: DEFAULTS.native, firefox });
   const tempDir = await mkdtemp(join(tmpdir(), 'wdgate-test-driven-'));
+  await letBrowsersThrough(tempDir);
   const env: BackendEnvironment = { headless: true, hasDisplay: false, forceCpuPainting: false, exposeExperimentalInterfaces: false, tempDir };
   const capabilities = { browserName: kind.endsWith('firefox') ? 'firefox' : 'chrome' };
   const matched = backend.match(capabilities, env, { backend: backend.name });

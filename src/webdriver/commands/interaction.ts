@@ -1,8 +1,7 @@
 // Spec §12.5 "Element Interaction": Element Click, Element Clear, Element Send Keys.
 // The page atom (page/interact.js) checks and prepares the element in one round trip; input is
 // then dispatched as trusted events through the backend, and a navigation it started is awaited.
-import { access, realpath } from 'node:fs/promises';
-import { resolve, sep } from 'node:path';
+import { checkReadableFiles, FileRefusal, type SessionFiles } from '../../../backends/policy/index.ts';
 import type { BrowsingContext, Rect } from '../../../backends/backend.ts';
 import { error } from '../errors.ts';
 import { clickAt, typeText } from '../element-input.ts';
@@ -88,38 +87,27 @@ export const elementClear = sessionCommand({
 // ── Element Send Keys (spec §12.5.3) ─────────────────────────────────────────────────────────
 
 /**
- * Spec: file paths, one a line; each must exist here; several only for a `multiple` input. With
- * `allowed` directories (fileInputDirectories), each file's real path must lie in one of them:
- * a page driven from afar must not be handed the gateway machine's other files.
+ * Spec: file paths, one a line; each must exist here; several only for a `multiple` input. Which
+ * files a session may hand a page is the policy's (backends/policy/files.ts): its own uploads,
+ * and the machine's other files only for a principal with `files` (within fileInputDirectories).
  */
-async function selectedFiles(text: string, multiple: boolean, allowed: string[] | null): Promise<string[]> {
-  const files = text.split('\n').map((line) => line.replace(/\r$/, ''));
-  if (files.length > 1 && !multiple) {
-    throw error('invalid argument', `${files.length} files given for an <input type=file> without the multiple attribute`);
+async function selectedFiles(text: string, multiple: boolean, files: SessionFiles): Promise<string[]> {
+  const paths = text.split('\n').map((line) => line.replace(/\r$/, ''));
+  if (paths.length > 1 && !multiple) {
+    throw error('invalid argument', `${paths.length} files given for an <input type=file> without the multiple attribute`);
   }
-  return Promise.all(
-    files.map(async (file) => {
-      if (file === '') throw error('invalid argument', 'a file path is empty');
-      const path = resolve(file);
-      let real: string;
-      try {
-        await access(path);
-        real = await realpath(path);
-      } catch {
-        throw error('invalid argument', `file not found: ${file}`);
-      }
-      if (allowed && !allowed.some((dir) => real === dir || real.startsWith(dir.endsWith(sep) ? dir : dir + sep))) {
-        throw error('invalid argument', `file ${file} is outside the directories file inputs may read (fileInputDirectories: ${allowed.join(', ')})`);
-      }
-      return path;
-    }),
-  );
+  try {
+    return await checkReadableFiles(paths, files);
+  } catch (e) {
+    if (e instanceof FileRefusal) throw error('invalid argument', e.message);
+    throw e;
+  }
 }
 
 export const elementSendKeys = sessionCommand({
   // Selenium sends `value` (the text split in characters) beside `text`; the spec reads `text`.
   params: p.object({ text: p.string }),
-  async handler({ gateway, session, urlParams }, { text }) {
+  async handler({ session, urlParams }, { text }) {
     const id = urlParams.elementId;
     const prepared = await callAtom<{ file: true; multiple: boolean; selected: number } | { file: false } | { done: true }>(session, 'elementSendKeys', {
       id,
@@ -129,10 +117,7 @@ export const elementSendKeys = sessionCommand({
     });
     if ('done' in prepared) return null;
     if (prepared.file) {
-      // Files uploaded to this session (/se/file) are always its own to use.
-      const uploads = await session.madeTemporaryDirectory();
-      const allowed = gateway.fileInputDirectories && (uploads ? [...gateway.fileInputDirectories, await realpath(uploads)] : gateway.fileInputDirectories);
-      const files = await selectedFiles(text, prepared.multiple, allowed);
+      const files = await selectedFiles(text, prepared.multiple, session.files);
       // Spec: a `multiple` input appends to its selection; the backend replaces it (page/interact.js merges).
       const append = prepared.multiple && prepared.selected > 0;
       if (append) await callAtom(session, 'appendFilesBegin', { id });

@@ -1,4 +1,5 @@
 // Spec §10 "Navigation": Navigate To, Get Current URL, Back, Forward, Refresh, Get Title.
+import { navigationRefusal } from '../../../backends/policy/index.ts';
 import type { SessionCommandContext } from './types.ts';
 import { error } from '../errors.ts';
 import { p } from '../params.ts';
@@ -19,6 +20,9 @@ export const navigateTo = sessionCommand({
     // is looked at; then "if url is not an absolute URL …, invalid argument".
     const handle = await session.currentTopLevel();
     if (!URL.canParse(url)) throw error('invalid argument', `url must be an absolute URL (got ${JSON.stringify(url)})`);
+    // The web is the session's; the machine's files and the browser's own pages are not (backends/policy/urls.ts).
+    const refused = navigationRefusal(url, session.files);
+    if (refused) throw error('invalid argument', refused);
     session.frames = [];
     await session.browser.navigate(handle, url, session.pageLoadStrategy, session.timeouts.pageLoad);
     return null;

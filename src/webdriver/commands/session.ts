@@ -115,6 +115,7 @@ async function createSession(
     options,
     log: gateway.log.child({ principal: principal.name }),
     owner: principal.name,
+    reach: { files: principal.files === true, directories: gateway.fileInputDirectories },
     release: async () => {
       // The slot is free at once; the context is disposed of meanwhile.
       ticket.release();
@@ -220,6 +221,7 @@ async function createPassThroughSession(
   const session = new PassThroughSession({
     id: randomUUID(),
     owner: principal.name,
+    files: principal.files === true,
     upstreamName: spec.upstream,
     upstream,
     options,

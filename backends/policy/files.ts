@@ -1,0 +1,67 @@
+// Which files of the machine a session may hand to a page (file inputs: W3C Element Send Keys,
+// BiDi input.setFiles, CDP DOM.setFileInputFiles, a drag's files) and which directories its
+// browser may write into (downloads). A session's own files are always its own: what it uploaded
+// (/se/file) and what it downloaded live in its session folder. Files elsewhere are the
+// machine's: only for a principal the operator lets reach them (`files`), and then only inside
+// the operator's `fileInputDirectories` when that list is set.
+import { access, realpath } from 'node:fs/promises';
+import { resolve, sep } from 'node:path';
+import type { Reach } from './urls.ts';
+
+/** What one session may reach of the machine's files. */
+export interface SessionFiles extends Reach {
+  /** The session's own folder (uploads, downloads), once it has one. */
+  ownDirectory(): Promise<string | undefined>;
+  /** The operator's directories file inputs may read (real paths); null: anywhere, for a principal with `files`. */
+  directories: string[] | null;
+}
+
+const inside = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
+
+/** The directories `files` may read from, real paths; null: anywhere. */
+async function readableDirectories(files: SessionFiles): Promise<string[] | null> {
+  const own = await files.ownDirectory();
+  const ownReal = own === undefined ? [] : [await realpath(own).catch(() => own)];
+  if (files.files) return files.directories === null ? null : [...files.directories, ...ownReal];
+  return [...(files.directories ?? []), ...ownReal];
+}
+
+/**
+ * Each path resolved and checked: it must exist, and its real path (symbolic links followed) must
+ * lie in a directory the session may read. Throws a FileRefusal naming the first that does not.
+ */
+export async function checkReadableFiles(paths: readonly string[], files: SessionFiles): Promise<string[]> {
+  const allowed = await readableDirectories(files);
+  return Promise.all(
+    paths.map(async (file) => {
+      if (file === '') throw new FileRefusal('a file path is empty');
+      const path = resolve(file);
+      let real: string;
+      try {
+        await access(path);
+        real = await realpath(path);
+      } catch {
+        throw new FileRefusal(`file not found: ${file}`);
+      }
+      if (allowed && !allowed.some((dir) => inside(real, dir))) {
+        throw new FileRefusal(
+          files.files
+            ? `file ${file} is outside the directories file inputs may read (fileInputDirectories: ${allowed.join(', ')})`
+            : `file ${file} is not this session's: a session may give a page the files it uploaded (/se/file)${allowed.length > 1 ? ` or files in ${allowed.slice(0, -1).join(', ')}` : ''}; this principal may not reach the machine's other files`,
+        );
+      }
+      return path;
+    }),
+  );
+}
+
+/** Why the browser may not write into `dir` for this session (its own folder only), or null. */
+export async function directoryRefusal(dir: string, files: SessionFiles): Promise<string | null> {
+  if (files.files) return null;
+  const own = await files.ownDirectory();
+  const real = await realpath(resolve(dir)).catch(() => resolve(dir));
+  if (own !== undefined && inside(real, await realpath(own).catch(() => own))) return null;
+  return `the browser may write only into the session's own folder (${dir} is not); downloads go there with se:downloadsEnabled, and /se/files lists them`;
+}
+
+export class FileRefusal extends Error {}
