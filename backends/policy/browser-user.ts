@@ -107,17 +107,19 @@ export async function giveToBrowsers(path: string): Promise<void> {
 }
 
 /**
- * The browsers' user must reach their folders under the temporary directory: it may pass through
- * it (o+x) without listing it. Made so when it is not (a directory made by mkdtemp is 0700); its
- * parents must already be passable, or the gateway says which is not.
+ * The browsers' user must reach their folders under the temporary directory and make their own
+ * temporary files there (Chromium's process-singleton socket and its shared memory files go in
+ * TMPDIR): it is made as /tmp is, for others writable and passable with the sticky bit (nobody
+ * removes or renames another's files), but not listable (a directory made by mkdtemp is 0700).
+ * Its parents must already be passable, or the gateway says which is not.
  */
 export async function letBrowsersThrough(tempDir: string): Promise<string[]> {
   if (!identity) return [];
   const notes: string[] = [];
-  const mode = (await stat(tempDir)).mode;
-  if ((mode & 0o001) === 0) {
-    await chmod(tempDir, (mode & 0o7777) | 0o001);
-    notes.push(`${tempDir}: others may now pass through it (o+x), so that the browsers' user reaches its folders there`);
+  const mode = (await stat(tempDir)).mode & 0o7777;
+  if ((mode & 0o1003) !== 0o1003) {
+    await chmod(tempDir, mode | 0o1003);
+    notes.push(`${tempDir}: made writable for the browsers' user as /tmp is (sticky, o+wx, not listable): mode ${(mode | 0o1003).toString(8)}`);
   }
   for (let dir = dirname(tempDir); ; dir = dirname(dir)) {
     if (((await stat(dir)).mode & 0o001) === 0) {

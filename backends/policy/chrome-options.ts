@@ -63,7 +63,10 @@ export function chromePrefRefusal(name: string, value: unknown): string | null {
  */
 export function checkChromeOptionKeys(goog: Record<string, unknown>): void {
   for (const key of Object.keys(goog)) {
-    if (Object.hasOwn(REFUSED_KEYS, key) && goog[key] !== undefined && goog[key] !== null && goog[key] !== false) {
+    const value = goog[key];
+    // Nothing asked (Python's Selenium sends `extensions: []`): nothing to refuse.
+    const empty = value === undefined || value === null || value === false || (Array.isArray(value) && value.length === 0);
+    if (Object.hasOwn(REFUSED_KEYS, key) && !empty) {
       throw new InvalidCapabilityError(`goog:chromeOptions.${key} is refused: ${REFUSED_KEYS[key]}`);
     }
   }

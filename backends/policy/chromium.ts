@@ -137,9 +137,11 @@ export function checkChromiumSwitches(args: readonly string[], field: string, ad
   for (const arg of args) {
     const parsed = parseChromiumSwitch(arg);
     const { name, value } = parsed;
+    // The argument as the client wrote it, and the switch Chromium would read from it.
+    const said = arg.startsWith(`--${name}`) ? arg : `${arg} (--${name})`;
     if (arg === '--' || arg === '-' || name === '') throw new InvalidCapabilityError(`${field}: ${JSON.stringify(arg)} is not a browser switch`);
     if (/[\0\n\r]/.test(arg)) throw new InvalidCapabilityError(`${field}: browser switch ${JSON.stringify(arg)} holds a control character`);
-    if (RESERVED.has(name)) throw new InvalidCapabilityError(`${field}: browser switch --${name} is reserved: wdgate owns the profile and the debugging pipe`);
+    if (RESERVED.has(name)) throw new InvalidCapabilityError(`${field}: browser switch ${said} is reserved: wdgate owns the profile and the debugging pipe`);
     if (GATEWAY_DECIDES.has(name)) continue;
     if (admittedNames.has(name)) {
       out.push(chromiumSwitchText(parsed));
@@ -147,10 +149,10 @@ export function checkChromiumSwitches(args: readonly string[], field: string, ad
     }
     const shape = Object.hasOwn(ALLOWED, name) ? ALLOWED[name]! : undefined;
     if (shape === undefined) {
-      throw new InvalidCapabilityError(`${field}: browser switch --${name} is not allowed (sessions may pass the switches listed in the README; an operator may admit it with "native.allowedArgs": ["--${name}"] in the config)`);
+      throw new InvalidCapabilityError(`${field}: browser switch ${said} is not allowed (sessions may pass the switches listed in the README; an operator may admit it with "native.allowedArgs": ["--${name}"] in the config)`);
     }
     if (shape === true ? value !== undefined && value !== '' : !shape.test(value ?? '')) {
-      throw new InvalidCapabilityError(`${field}: browser switch ${chromiumSwitchText(parsed)} has a value wdgate does not pass (${shape === true ? 'it takes none' : `it must match ${shape.source}`})`);
+      throw new InvalidCapabilityError(`${field}: browser switch ${said} has a value wdgate does not pass (${shape === true ? 'it takes none' : `it must match ${shape.source}`})`);
     }
     out.push(chromiumSwitchText(shape === true ? { name, value: undefined } : parsed));
   }

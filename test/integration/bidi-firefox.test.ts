@@ -6,14 +6,13 @@
 // of different principals never share a Firefox.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { BidiSocket, eventuallyOpen, referenceBidi } from '../helpers/bidi.ts';
 import type { Session } from '../helpers/client.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { eventually, leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';
+import { makeZip } from '../helpers/zip.ts';
 
 let gw: TestGateway;
 let pages: PageServer;
@@ -253,21 +252,25 @@ describe('sharing a Firefox', () => {
   });
 
   test('a session sharing its Firefox cannot install an extension; one that asked for a browser of its own can', async () => {
-    const extension = await mkdtemp(join(tmpdir(), 'wdgate-test-extension-'));
+    // An extension as a client brings it (a base64 archive): a path would be the machine's, which
+    // this principal may not reach (backends/policy/bidi.ts).
+    const archive = makeZip([{ name: 'manifest.json', data: JSON.stringify({ manifest_version: 2, name: 'wdgate test', version: '1.0', browser_specific_settings: { gecko: { id: 'wdgate-test@example.org' } } }) }]).toString('base64');
     const shared = await firefoxSession();
     let own: Session | undefined;
     try {
-      await writeFile(join(extension, 'manifest.json'), JSON.stringify({ manifest_version: 2, name: 'wdgate test', version: '1.0' }));
-      const refused = await shared.socket.command('webExtension.install', { extensionData: { type: 'path', path: extension } });
+      const refused = await shared.socket.command('webExtension.install', { extensionData: { type: 'base64', value: archive } });
       assert.equal(refused.error, 'unsupported operation');
       assert.match(refused.message!, /shares its Firefox.*ownBrowser/);
+      const byPath = await shared.socket.command('webExtension.install', { extensionData: { type: 'path', path: tmpdir() } });
+      assert.equal(byPath.error, 'invalid argument');
+      assert.match(byPath.message!, /an extension from a path: .*not this session's/);
       // Uninstalling: it installed none, so none exists for it (as Firefox answers an unknown id).
       assert.deepEqual(pick(await shared.socket.command('webExtension.uninstall', { extension: 'some@extension' })), { type: 'error', error: 'no such web extension' });
       own = await gw.client.newSession({ browserName: 'firefox', webSocketUrl: true, 'wdgate:options': { ownBrowser: true } });
       assert.equal(own.capabilities['wdgate:options'].ownBrowser, true);
       const socket = await BidiSocket.open(own.capabilities.webSocketUrl);
       try {
-        const { extension: id } = await socket.call('webExtension.install', { extensionData: { type: 'path', path: extension } });
+        const { extension: id } = await socket.call('webExtension.install', { extensionData: { type: 'base64', value: archive } });
         assert.equal(typeof id, 'string');
         await socket.call('webExtension.uninstall', { extension: id });
       } finally {
@@ -277,7 +280,6 @@ describe('sharing a Firefox', () => {
       shared.socket.close();
       await shared.s.end();
       await own?.end();
-      await rm(extension, { recursive: true, force: true });
     }
   });
 

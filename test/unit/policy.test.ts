@@ -31,7 +31,7 @@ test('Chromium: every spelling of a switch that runs a program is refused, namin
   // Chromium's parser (base/command_line.cc) takes "--" and "-"; chromedriver adds "--" to a bare one.
   for (const name of ['renderer-cmd-prefix', 'utility-cmd-prefix', 'browser-subprocess-path', 'gpu-launcher', 'plugin-launcher']) {
     for (const spelling of [`--${name}=/tmp/x`, `-${name}=/tmp/x`, `${name}=/tmp/x`, `--${name}`]) {
-      assert.throws(() => chromium([spelling]), refusedWith(new RegExp(`--${name} is not allowed .*native\\.allowedArgs`)), spelling);
+      assert.throws(() => chromium([spelling]), refusedWith(new RegExp(`--${name}.* is not allowed .*native\\.allowedArgs`)), spelling);
     }
   }
 });
@@ -113,7 +113,7 @@ test('goog:chromeOptions keys that reach the machine are refused; prefs in eithe
   for (const key of ['debuggerAddress', 'minidumpPath', 'extensions', 'detach', 'androidPackage']) {
     assert.throws(() => checkChromeOptionKeys({ [key]: key === 'extensions' ? ['Q3I0'] : key === 'detach' ? true : 'x' }), refusedWith(new RegExp(`goog:chromeOptions\\.${key} is refused`)), key);
   }
-  checkChromeOptionKeys({ detach: false, mobileEmulation: { deviceName: 'Pixel 7' }, excludeSwitches: ['enable-automation'], prefs: { intl: { accept_languages: 'fr' }, 'profile.default_content_setting_values.notifications': 2 } });
+  checkChromeOptionKeys({ extensions: [], detach: false, mobileEmulation: { deviceName: 'Pixel 7' }, excludeSwitches: ['enable-automation'], prefs: { intl: { accept_languages: 'fr' }, 'profile.default_content_setting_values.notifications': 2 } });
   assert.throws(() => checkChromeOptionKeys({ prefs: { download: { default_directory: '/root' } } }), refusedWith(/download\.default_directory names a file/));
   assert.throws(() => checkChromeOptionKeys({ prefs: { 'download.extensions_to_open': 'sh' } }), refusedWith(/programs of the machine/));
   assert.throws(() => checkChromeOptionKeys({ prefs: { plugins: { always_open_pdf_externally: true } } }), refusedWith(/programs of the machine/));
@@ -212,3 +212,13 @@ test('BiDi: navigate, files, downloads, a user context\'s PAC, extensions by pat
     assert.match(String(await bidiRefusal('goog:cdp.sendCommand', { method: 'Page.navigate', params: { url: 'file:///etc/passwd' } }, no)), /Page\.navigate: .*may not navigate/);
     assert.equal(bidiRefusal('browsingContext.navigate', { context: 'x', url: 'file:///etc/passwd' }, files(true)), null);
   }));
+
+test("the README's table names every switch and argument a session may pass, and every pref family refused", async () => {
+  const { readFile } = await import('node:fs/promises');
+  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+  const table = readme.slice(readme.indexOf('### What a session may pass'), readme.indexOf('**Limits**'));
+  const { ALLOWED_CHROMIUM_SWITCHES, IGNORED_CHROMIUM_SWITCHES, ALLOWED_FIREFOX_ARGS, DENIED_FIREFOX_PREF_FAMILIES } = await import('../../backends/policy/index.ts');
+  for (const name of [...ALLOWED_CHROMIUM_SWITCHES, ...IGNORED_CHROMIUM_SWITCHES]) assert.match(table, new RegExp('`' + name.replace(/[-]/g, '\\-') + '(=[^`]*)?`'), `--${name}`);
+  for (const name of ALLOWED_FIREFOX_ARGS) assert.match(table, new RegExp('`-' + name + '( N)?`'), `-${name}`);
+  for (const family of DENIED_FIREFOX_PREF_FAMILIES) assert.ok(table.toLowerCase().includes('`' + family), family);
+});

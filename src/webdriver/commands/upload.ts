@@ -3,6 +3,7 @@
 // FileDetector) send a local file this way, then type the answered path into an
 // <input type=file>. As Grid does, each upload is unpacked into a fresh directory inside the
 // session's temporary directory, which goes when the session ends.
+import { giveToBrowsers } from '../../../backends/policy/index.ts';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { error } from '../errors.ts';
@@ -54,6 +55,8 @@ export const uploadFile = sessionCommand({
     if (!path.startsWith(uploadDir + sep)) throw error('invalid argument', `file: unsafe entry name ${JSON.stringify(entry.name)}`);
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, entry.data, { flag: 'wx' });
+    // The browser reads it: the browsers' user's (backends/policy/browser-user.ts).
+    await giveToBrowsers(uploadDir);
     // The session ended meanwhile (its browser went away): leave nothing behind.
     if (session.ended) {
       await rm(sessionDir, { recursive: true, force: true });
