@@ -109,6 +109,12 @@ const DENIED_PREFS: [string, string][] = [
 ];
 
 /**
+ * Prefs the gateway decides, accepted and not applied: the remote protocol is the gateway's
+ * (selenium-webdriver's Firefox options always set `remote.active-protocols` for its own driver).
+ */
+const GATEWAY_DECIDES = new Set(['remote.active-protocols']);
+
+/**
  * moz:firefoxOptions.prefs: names to strings, numbers or booleans, none of a denied family, and no
  * string that names a file (a file: URL or an absolute path): a pref is data, never a way to
  * point the browser at the machine's files.
@@ -117,9 +123,12 @@ export function checkFirefoxPrefs(value: unknown, field: string, admitted: reado
   if (value === undefined) return {};
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidCapabilityError(`${field} must be an object`);
   const admittedNames = admitted.map((a) => a.toLowerCase());
+  const out: Record<string, string | number | boolean> = {};
   for (const [name, pref] of Object.entries(value)) {
     if (!['string', 'number', 'boolean'].includes(typeof pref)) throw new InvalidCapabilityError(`${field}.${name} must be a string, a number or a boolean`);
     const lower = name.toLowerCase();
+    if (GATEWAY_DECIDES.has(lower)) continue;
+    out[name] = pref as string | number | boolean;
     if (admittedNames.some((a) => lower === a || (a.endsWith('.') && lower.startsWith(a)))) continue;
     const denied = DENIED_PREFS.find(([family]) => lower.startsWith(family));
     if (denied) {
@@ -129,7 +138,7 @@ export function checkFirefoxPrefs(value: unknown, field: string, admitted: reado
       throw new InvalidCapabilityError(`${field}: pref ${name} names a file or a local path (${JSON.stringify(pref.slice(0, 80))}); sessions may not point the browser at the machine's files`);
     }
   }
-  return value as Record<string, string | number | boolean>;
+  return out;
 }
 
 /** A string that names a file of the machine: a file:, resource: or chrome: URL, or a path. */
@@ -141,3 +150,4 @@ export function namesLocalFile(s: string): boolean {
 /** The argument names a session may pass, for the README's table. */
 export const ALLOWED_FIREFOX_ARGS: readonly string[] = Object.keys(ALLOWED);
 export const DENIED_FIREFOX_PREF_FAMILIES: readonly string[] = DENIED_PREFS.map(([family]) => family);
+export const IGNORED_FIREFOX_PREFS: readonly string[] = [...GATEWAY_DECIDES];

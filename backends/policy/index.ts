@@ -7,7 +7,7 @@
 //   on every path: classic commands, BiDi (./bidi.ts), raw CDP (./cdp.ts), pass-through;
 // - the user the browsers run as, and their sandbox (./browser-user.ts).
 export { checkChromiumSwitches, asksHeadless, parseChromiumSwitch, chromiumSwitchText, ALLOWED_CHROMIUM_SWITCHES, IGNORED_CHROMIUM_SWITCHES } from './chromium.ts';
-export { checkFirefoxArgs, firefoxArgv, firefoxArgText, firefoxArgvOf, checkFirefoxPrefs, namesLocalFile, ALLOWED_FIREFOX_ARGS, DENIED_FIREFOX_PREF_FAMILIES, type FirefoxArgument } from './firefox.ts';
+export { checkFirefoxArgs, firefoxArgv, firefoxArgText, firefoxArgvOf, checkFirefoxPrefs, namesLocalFile, ALLOWED_FIREFOX_ARGS, DENIED_FIREFOX_PREF_FAMILIES, IGNORED_FIREFOX_PREFS, type FirefoxArgument } from './firefox.ts';
 export { checkChromeOptionKeys, chromePrefRefusal, flattenPrefs } from './chrome-options.ts';
 export { checkMiniBrowserArgs } from './webkit.ts';
 export { navigationRefusal, fetchRefusal, type Reach } from './urls.ts';

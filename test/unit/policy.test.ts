@@ -106,6 +106,8 @@ test('Firefox prefs: the families that reach the machine are refused, and no pre
     assert.throws(() => prefs({ 'browser.download.dir': value }), refusedWith(/names a file or a local path/), value);
   }
   assert.deepEqual(prefs({ 'network.proxy.type': 1 }, ['network.proxy.']), { 'network.proxy.type': 1 });
+  // What selenium-webdriver's Firefox options always send for its own driver: the gateway's to decide.
+  assert.deepEqual(prefs({ 'remote.active-protocols': 1, 'intl.accept_languages': 'fr' }), { 'intl.accept_languages': 'fr' });
   assert.throws(() => prefs({ x: {} }), refusedWith(/must be a string, a number or a boolean/));
 });
 
@@ -217,8 +219,8 @@ test("the README's table names every switch and argument a session may pass, and
   const { readFile } = await import('node:fs/promises');
   const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
   const table = readme.slice(readme.indexOf('### What a session may pass'), readme.indexOf('**Limits**'));
-  const { ALLOWED_CHROMIUM_SWITCHES, IGNORED_CHROMIUM_SWITCHES, ALLOWED_FIREFOX_ARGS, DENIED_FIREFOX_PREF_FAMILIES } = await import('../../backends/policy/index.ts');
+  const { ALLOWED_CHROMIUM_SWITCHES, IGNORED_CHROMIUM_SWITCHES, ALLOWED_FIREFOX_ARGS, DENIED_FIREFOX_PREF_FAMILIES, IGNORED_FIREFOX_PREFS } = await import('../../backends/policy/index.ts');
   for (const name of [...ALLOWED_CHROMIUM_SWITCHES, ...IGNORED_CHROMIUM_SWITCHES]) assert.match(table, new RegExp('`' + name.replace(/[-]/g, '\\-') + '(=[^`]*)?`'), `--${name}`);
   for (const name of ALLOWED_FIREFOX_ARGS) assert.match(table, new RegExp('`-' + name + '( N)?`'), `-${name}`);
-  for (const family of DENIED_FIREFOX_PREF_FAMILIES) assert.ok(table.toLowerCase().includes('`' + family), family);
+  for (const family of [...DENIED_FIREFOX_PREF_FAMILIES, ...IGNORED_FIREFOX_PREFS]) assert.ok(table.toLowerCase().includes('`' + family), family);
 });
