@@ -55,8 +55,8 @@ export function loadEdge(limits: HeadLimits, env: NodeJS.ProcessEnv = process.en
   // itself, before any handler: 431 with an HTML page (4096 bytes unless set; read once, as the
   // binary loads). Up to twice the edge's own limits the gate sees the request and answers a W3C
   // error naming the limit; past that uWS's 431 stands (a stalled connection holds at most that).
-  const parserLimit = env.UWS_HTTP_MAX_HEADERS_SIZE === undefined;
-  if (parserLimit) env.UWS_HTTP_MAX_HEADERS_SIZE = String(2 * (limits.maxUrlLength + limits.maxHeaderBytes));
+  const ownLimit = env.UWS_HTTP_MAX_HEADERS_SIZE === undefined;
+  if (ownLimit) env.UWS_HTTP_MAX_HEADERS_SIZE = String(2 * (limits.maxUrlLength + limits.maxHeaderBytes));
   let uWS: Uws;
   try {
     uWS = load();
@@ -69,7 +69,7 @@ export function loadEdge(limits: HeadLimits, env: NodeJS.ProcessEnv = process.en
     );
   } finally {
     // Read by now; browsers and drivers started later need not inherit it.
-    if (parserLimit) delete env.UWS_HTTP_MAX_HEADERS_SIZE;
+    if (ownLimit) delete env.UWS_HTTP_MAX_HEADERS_SIZE;
   }
   return { uWS, build: `${nativePackage()} ${binaryName(process.versions.modules)}` };
 }
