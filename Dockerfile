@@ -15,13 +15,13 @@ RUN apt-get update -qq \
  && apt-get clean \
  && rm -rf /var/lib/apt/lists/*
 # The npm packages, without the dev dependencies (changed only with package-lock.json), and of
-# uWebSockets.js's builds only the one for this platform and Node (the others are 85 MB). Where
+# uWebSockets.js's builds only the one for this platform and Node (the others are 177 MB). Where
 # the registry is reached through a proxy that signs with its own CA, scripts/build-image.sh
 # mounts this machine's CA list for this step and names it here (it is not kept in the image).
 COPY package.json package-lock.json ./
 ARG NODE_EXTRA_CA_CERTS
 RUN npm ci --omit=dev --engine-strict --no-audit --no-fund \
- && find node_modules/uWebSockets.js/binaries -type f ! -name "uws_linux_$(node -p process.arch)_$(node -p process.versions.modules).node" -delete \
+ && find node_modules/uWebSockets.js -maxdepth 1 -name 'uws_*.node' ! -name "uws_linux_$(node -p process.arch)_$(node -p process.versions.modules).node" -delete \
  && find /root/.npm -mindepth 1 -delete
 # A user of its own, by number (Kubernetes' runAsNonRoot can check a number, not a name). As
 # non-root, Chromium keeps its own sandbox (user namespaces). Its home holds the history of

@@ -19,12 +19,13 @@ for arg in "$@"; do
   esac
 done
 
-# Node first: wdgate needs the version package.json's "engines" names (20.15: zlib.crc32), and
-# plain Debian 12's nodejs is 18. Said before anything is installed.
+# Node first: wdgate runs on the Node majors package.json's "engines" names (^20.15 || ^22.2 || ^24),
+# those its uWebSockets.js build has native binaries for, each from the minor that has zlib.crc32
+# (20.15, 22.2); plain Debian 12's nodejs is 18. Said before anything is installed.
 # Without package.json (the Dockerfile's first layer holds only this script; the image's Node
 # is its base's, checked where npm ci runs) there is nothing to compare with.
-want=""
-if [ -f package.json ]; then want=$(sed -n 's/.*"node": *">=\([0-9][0-9.]*\)".*/\1/p' package.json); fi
+engines=""
+if [ -f package.json ]; then engines=$(sed -n 's/.*"node": *"\([^"]*\)".*/\1/p' package.json); fi
 have=$( (node --version 2>/dev/null || true) | sed 's/^v//')
 version_ok() { # $1 >= $2, as major.minor
   local a1 a2 b1 b2
@@ -32,12 +33,27 @@ version_ok() { # $1 >= $2, as major.minor
   IFS=. read -r b1 b2 _ <<<"$2.0"
   [ "${a1:-0}" -gt "${b1:-0}" ] || { [ "${a1:-0}" -eq "${b1:-0}" ] && [ "${a2:-0}" -ge "${b2:-0}" ]; }
 }
-if [ -n "$want" ] && { [ -z "$have" ] || ! version_ok "$have" "$want" || ! command -v npm >/dev/null 2>&1; }; then
+ranges=$(grep -o '\^[0-9][0-9.]*' <<<"$engines" | tr -d '^' || true)
+node_ok() { # $1 lies in one of the engines' ^major.minor ranges
+  local range
+  for range in $ranges; do
+    [ "${1%%.*}" = "${range%%.*}" ] && version_ok "$1" "$range" && return 0
+  done
+  return 1
+}
+if [ -n "$ranges" ] && { [ -z "$have" ] || ! node_ok "$have" || ! command -v npm >/dev/null 2>&1; }; then
+  want=""
+  for range in $ranges; do
+    case "$range" in *.*) term="${range%%.*} ($range or later)" ;; *) term="$range" ;; esac
+    want="${want:+$want, }$term"
+  done
+  want=$(sed 's/\(.*\), /\1 or /' <<<"$want")
   if [ -z "$have" ]; then found="no node"; else found="Node $have"; fi
   command -v npm >/dev/null 2>&1 || found="$found and no npm"
   cat >&2 <<EOF
-setup: wdgate needs Node.js $want or later, with npm; this machine has $found.
-  Debian 12's own nodejs package is Node 18: too old. Install a newer Node first, then run this again:
+setup: wdgate needs Node.js $want, with npm: the versions its uWebSockets.js build has
+  native binaries for (the one for Node 24 needs glibc 2.38 or later: Debian 13, Ubuntu 24.04). This machine has $found.
+  Debian 12's own nodejs package is Node 18: too old. Install a supported Node first, then run this again:
     Debian 13 (trixie):  sudo apt-get install nodejs npm      (Node 20)
     Debian 12:           NodeSource's nodejs package for Node 20 or 22, or nvm (nvm install 22)
 EOF
@@ -120,4 +136,12 @@ if [ -L node_modules ]; then
 elif [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: installing npm dependencies${RUNTIME:+ (runtime only)}"
   npm ci --no-audit --no-fund ${RUNTIME:+--omit=dev}
+fi
+
+# The gateway runs on uWebSockets.js's native build only (src/server/uws.ts): whether it loads with
+# this Node and C library is said now, in the gateway's own words, not at its first start.
+if [ -d node_modules ] && ! node --import tsx --input-type=module -e "
+  const { loadEdge, EdgeRefusal } = await import('./src/server/uws.ts');
+  try { loadEdge(); } catch (e) { if (!(e instanceof EdgeRefusal)) throw e; process.stderr.write('setup: ' + e.message + '\n'); process.exit(1); }"; then
+  exit 1
 fi

@@ -13,8 +13,9 @@ import { collectTokens, LOCAL, TokenFileError, type Tokens } from './server/auth
 import { checkTlsFiles, TlsSettingsError } from './server/tls.ts';
 import type { AccessPolicy } from './server/security.ts';
 import { UiLogins } from './server/ui-logins.ts';
-import { startServer, uwsImplementation } from './server/http.ts';
+import { startServer } from './server/http.ts';
 import { startMetricsListener } from './server/metrics-listener.ts';
+import { loadEdge } from './server/uws.ts';
 import { Gateway } from './webdriver/gateway.ts';
 import { webdriverCommands } from './webdriver/commands/index.ts';
 import type { Command } from './webdriver/commands/types.ts';
@@ -69,6 +70,9 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
       throw e;
     }
   }
+  // The edge's uWebSockets.js: its native build, or no start (EdgeRefusal: exit code 1, before
+  // any browser starts).
+  const edge = loadEdge({ maxUrlLength: config.maxUrlLength, maxHeaderBytes: config.maxHeaderBytes });
   const { remote } = config;
   const fileInputDirectories = realDirectories(config.fileInputDirectories);
   // Who the browsers run as (backends/policy/browser-user.ts), before their launchers are made;
@@ -181,6 +185,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     logins,
   };
   const server = await startServer(gateway, {
+    uWS: edge.uWS,
     host: config.listenAddress,
     port: config.port,
     tls,
@@ -199,12 +204,12 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
   const origin = (port: number) => `${scheme}://${config.listenAddress.includes(':') ? `[${config.listenAddress}]` : config.listenAddress}:${port}`;
   const url = origin(server.port);
   // Prometheus' own port (metricsPort): GET /metrics without a token, nothing else.
-  const metricsServer = config.metricsPort === null ? undefined : await startMetricsListener(metrics, { host: config.listenAddress, port: config.metricsPort, tls, access, log });
+  const metricsServer = config.metricsPort === null ? undefined : await startMetricsListener(metrics, { uWS: edge.uWS, host: config.listenAddress, port: config.metricsPort, tls, access, log });
   const metricsUrl = metricsServer && `${origin(metricsServer.port)}/metrics`;
   // The start line tells where the gateway listens (--port 0): written whatever the log level.
   log.child({}, { level: 'info' }).info(
-    { event: 'listening', url, metrics: metricsUrl, backends: backends.map((b) => b.name), uWebSockets: uwsImplementation, headless: config.headless },
-    `wdgate listening on ${url} backends=${backends.map((b) => b.name).join(',')} uWebSockets.js=${uwsImplementation}` +
+    { event: 'listening', url, metrics: metricsUrl, backends: backends.map((b) => b.name), uWebSockets: 'native', uWebSocketsBuild: edge.build, headless: config.headless },
+    `wdgate listening on ${url} backends=${backends.map((b) => b.name).join(',')} uWebSockets.js=native` +
       (config.headless ? ' headless' : '') +
       (metricsUrl ? ` metrics=${metricsUrl}` : ''),
   );

@@ -53,7 +53,7 @@ export function bidiSockets(gateway: Gateway, gate: UpgradeGate, options: BidiSo
     // uWS itself drops a connection only at twice that, without a close frame.
     maxPayloadLength: Math.min(options.maxMessageBytes * 2, 2 ** 31 - 1),
     maxBackpressure: options.maxBufferedBytes,
-    closeOnBackpressureLimit: 1,
+    closeOnBackpressureLimit: true,
     idleTimeout: 0, // a BiDi client may wait long for an event
     sendPingsAutomatically: true,
 

@@ -1,6 +1,5 @@
 // The uWebSockets.js edge: listen, read bodies, write responses. Every request passes the
 // security gate, then the route table; a body is parsed once here. Nothing below sees HTTP.
-import { createRequire } from 'node:module';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { error, HttpRefusal, toWebDriverError } from '../webdriver/errors.ts';
 import type { Gateway } from '../webdriver/gateway.ts';
@@ -17,14 +16,11 @@ import { bidiSockets, type BidiCounters } from '../bidi/socket.ts';
 import type { Dashboard } from '../ops/dashboard.ts';
 import { serveDashboard } from './ui.ts';
 import type { UiLogins } from './ui-logins.ts';
-
-const require = createRequire(import.meta.url);
-const uWS = require('uWebSockets.js') as typeof import('uWebSockets.js');
-
-/** The native build exports more than the ws-based fallback (which has no getParts). */
-export const uwsImplementation: 'native' | 'fallback' = typeof (uWS as { getParts?: unknown }).getParts === 'function' ? 'native' : 'fallback';
+import type { Uws } from './uws.ts';
 
 export interface ServerOptions {
+  /** uWebSockets.js as src/server/uws.ts loaded it at start. */
+  uWS: Uws;
   host: string;
   port: number;
   /** PEM files for HTTPS; the key may be in the certificate file. */
@@ -55,6 +51,7 @@ export interface RunningServer {
 }
 
 export function startServer(gateway: Gateway, options: ServerOptions): Promise<RunningServer> {
+  const { uWS } = options;
   const app: TemplatedApp = options.tls
     ? uWS.SSLApp({ cert_file_name: options.tls.certFile, key_file_name: options.tls.keyFile })
     : uWS.App();

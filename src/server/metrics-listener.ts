@@ -6,17 +6,16 @@
 // (a NetworkPolicy) while the gateway's own port keeps refusing every peer but loopback and the
 // probes. What it shows: the metrics of src/ops/metrics.ts (principals' names, pool keys).
 // The rules that keep web pages out (Host, Origin) apply here too.
-import { createRequire } from 'node:module';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import type { Metrics } from '../ops/metrics.ts';
 import { error, serializeError } from '../webdriver/errors.ts';
 import type { Logger } from '../base/log.ts';
 import { checkPageRules, type AccessPolicy } from './security.ts';
-
-const require = createRequire(import.meta.url);
-const uWS = require('uWebSockets.js') as typeof import('uWebSockets.js');
+import type { Uws } from './uws.ts';
 
 export interface MetricsListenerOptions {
+  /** uWebSockets.js as src/server/uws.ts loaded it at start. */
+  uWS: Uws;
   host: string;
   port: number;
   tls?: { certFile: string; keyFile: string };
@@ -31,6 +30,7 @@ export interface RunningMetricsListener {
 }
 
 export function startMetricsListener(metrics: Metrics, options: MetricsListenerOptions): Promise<RunningMetricsListener> {
+  const { uWS } = options;
   const app: TemplatedApp = options.tls ? uWS.SSLApp({ cert_file_name: options.tls.certFile, key_file_name: options.tls.keyFile }) : uWS.App();
   app.any('/*', (res, req) => answer(metrics, options, res, req));
   return new Promise((resolve, reject) => {

@@ -28,9 +28,9 @@ after(async () => {
   assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
 });
 
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { timeout: 30_000 }, (e, stdout, stderr) =>
+    execFile(process.execPath, [BIN, ...args], { timeout: 30_000, env }, (e, stdout, stderr) =>
       resolve({ code: e ? ((e as { code?: number }).code ?? null) : 0, stdout, stderr }),
     );
   });
@@ -65,7 +65,18 @@ test('unknown options and bad values exit with code 2 and a message', async () =
 
 test('the start line names the address, the backends and the uWebSockets.js build', async () => {
   const gw = await zoned();
-  assert.match(gw.output(), /listening on http:\/\/127\.0\.0\.1:\d+ backends=native,playwright,remote uWebSockets\.js=(native|fallback)/);
+  assert.match(gw.output(), /listening on http:\/\/127\.0\.0\.1:\d+ backends=native,playwright,remote uWebSockets\.js=native/);
+  const line = gw.output().split('\n').map((l) => (l.startsWith('{') ? JSON.parse(l) : {})).find((l) => l.event === 'listening');
+  const { name, version } = JSON.parse(readFileSync(new URL('../../node_modules/uWebSockets.js/package.json', import.meta.url), 'utf8'));
+  assert.equal(line.uWebSocketsBuild, `${name}@${version} uws_${process.platform}_${process.arch}_${process.versions.modules}.node`);
+});
+
+test('asked for the JavaScript fallback (UWS_USE_FALLBACK), wdgate does not start: exit code 1, saying why', async () => {
+  const r = await run(['--port', '0', '--listen-address', '127.0.0.1', '--headless'], { ...process.env, UWS_USE_FALLBACK: '1' });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /^wdgate: UWS_USE_FALLBACK=1 asks for uWebSockets\.js's JavaScript fallback, and wdgate has none/);
+  assert.match(r.stderr, /Unset UWS_USE_FALLBACK/);
+  assert.doesNotMatch(r.stdout, /listening/, 'nothing was started');
 });
 
 test('--certificate serves HTTPS', async () => {
