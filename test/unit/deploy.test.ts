@@ -256,12 +256,13 @@ describe('deploy/kubernetes: no ambient power', () => {
         if (c.command?.[0] === 'java') assert.ok(c.volumeMounts.some((m: Doc) => m.mountPath === '/tmp'), `${at}: the JVM's /tmp`);
       }
     }
-    // The gateway writes its temporary files (browsers' profiles, uploads, recordings) and the history (~/.cache/wdgate of the image's user).
+    // The gateway writes its temporary files (browsers' profiles, uploads, recordings) and the
+    // history (~/.cache/wdgate of the image's user); Firefox writes ~/.config, or does not start.
     assert.equal(JSON.parse(configMap['config.json']).tempDir ?? defaultSettings.tempDir, null, "the gateway's temporary directory is the system's (/tmp: the image sets no TMPDIR)");
     const home = /useradd [^\n]*--create-home[^\n]* (\w+)\s*\\?$/m.exec(readFileSync(`${ROOT}Dockerfile`, 'utf8'))?.[1];
     assert.equal(home, 'wdgate');
     const mounts = gateway.volumeMounts.map((m: Doc) => m.mountPath);
-    for (const path of ['/tmp', `/home/${home}/.cache`, '/dev/shm']) assert.ok(mounts.includes(path), `${path} is not a volume of the gateway's container`);
+    for (const path of ['/tmp', `/home/${home}`, '/dev/shm']) assert.ok(mounts.includes(path), `${path} is not a volume of the gateway's container`);
   });
 
   test('seccomp everywhere, Unconfined nowhere: the runtime default, and for the browsers a Localhost profile shipped here', () => {
