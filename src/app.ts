@@ -152,6 +152,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
   gateway = new Gateway({
     commands: commandTable({ history, metrics, recordings }),
     secretPatterns: config.trace.secretPatterns,
+    secretNames: config.trace.secretNames,
     backends,
     environment,
     pool,

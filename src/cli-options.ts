@@ -42,7 +42,7 @@ const CONFIG_ONLY: Record<Exclude<keyof typeof defaults, OptionKey> | 'trace', s
   newSessionsPerSecond: 'New Session requests one principal may make per second',
   pool: 'the warm pool: contexts kept prepared, browsers per key, contexts per browser, idle end (ms)',
   recordings: 'session videos (wdgate:options.recordVideo): where, kept how long, disk budget, frame rate',
-  trace: 'session traces: the default mode (--trace), secrets redacted (regular expressions), size limits, which steps are pictured',
+  trace: 'session traces: the default mode (--trace), secrets redacted (regular expressions; the names of credentials), size limits, which steps are pictured',
   history: "ended sessions: where (--history-directory), kept how long (ms), disk budget, how many of a test's runs its verdict looks at",
   maxBodyBytes: 'largest request body and BiDi message (bytes)',
   maxBidiBufferedBytes: 'bytes a BiDi socket may hold for a slow client before it is closed',

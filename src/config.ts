@@ -239,9 +239,12 @@ function trace(v: unknown, name: string): TraceConfig {
       throw new ConfigError(`${name}.secretPatterns: ${JSON.stringify(pattern)} is not a regular expression (${(e as Error).message})`);
     }
   }
+  const names = o.secretNames as unknown;
+  if (!Array.isArray(names) || !names.every((n) => typeof n === 'string' && /[A-Za-z0-9]/.test(n))) throw new ConfigError(`${name}.secretNames must be a list of names (words such as "token", or phrases such as "api-key")`);
   return {
     mode: o.mode as TraceConfig['mode'],
     secretPatterns: patterns as string[],
+    secretNames: names as string[],
     maxBytes: int(0, Number.MAX_SAFE_INTEGER)(o.maxBytes, `${name}.maxBytes`) as number,
     maxSnapshotBytes: int(1024, 2 ** 30)(o.maxSnapshotBytes, `${name}.maxSnapshotBytes`) as number,
     pictures: o.pictures as TraceConfig['pictures'],

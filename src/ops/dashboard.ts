@@ -1,6 +1,7 @@
 // What the dashboard (/ui) shows, for one principal: the pool per key, the queue (per principal), and each
 // session it may see (its own; an admin's: all) with its name, who, what browser, age, idleness,
-// current URL and title and its last commands (an observer of the command seam keeps them); and a
+// current URL and title (credentials in them hidden, as in a trace) and its last commands (an
+// observer of the command seam keeps them); and a
 // live view of one session's page. (Its History view reads ended sessions from GET
 // /wdgate/sessions, src/trace/.) Everything is pushed over the dashboard's WebSocket
 // (src/server/ui.ts); nothing else here runs unless someone watches.
@@ -126,7 +127,9 @@ export class Dashboard implements Observer {
           const read = (await session.browser.callFunction({ window, frames: [] }, '() => [document.URL, document.title]', []).catch(() => undefined)) as [unknown, unknown] | undefined;
           const last = this.#pages.get(session);
           const [url, title] = Array.isArray(read) ? read : [];
-          this.#pages.set(session, { url: typeof url === 'string' ? url : (last?.url ?? ''), title: typeof title === 'string' ? title : (last?.title ?? '') });
+          // Shown to its principal and to admins: a token in the URL (?access_token=) is hidden.
+          const hide = (text: string) => this.#gateway.seam.hide(text, this.#gateway.seam.record(session));
+          this.#pages.set(session, { url: typeof url === 'string' ? hide(url) : (last?.url ?? ''), title: typeof title === 'string' ? hide(title) : (last?.title ?? '') });
         }),
       );
     } finally {

@@ -5,16 +5,16 @@
 // watched session's live view. The page asks over the same socket to watch or end a session.
 // Beside it, GET /ui/trace: the trace viewer's page (src/trace/viewer/), which holds no data
 // either; it fetches a kept session's trace through the API, under the same gate.
-import { readFileSync } from 'node:fs';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_socket_context_t, WebSocket } from 'uWebSockets.js';
 import { STATE_INTERVAL_MS, type Dashboard } from '../ops/dashboard.ts';
+import { DASHBOARD_PAGE, DASHBOARD_POLICY } from '../ops/ui/page.ts';
 import type { Gateway } from '../webdriver/gateway.ts';
 import { PAGE_HEADERS, viewerPage } from '../trace/viewer/page.ts';
 import type { Principal } from './auth.ts';
 import type { AccessPolicy, RequestFacts, Verdict } from './security.ts';
 import type { UiLogins } from './ui-logins.ts';
 
-const PAGE = readFileSync(new URL('../ops/ui/index.html', import.meta.url));
+const PAGE = DASHBOARD_PAGE;
 /** Frames waiting for a slow dashboard past this are dropped (the live view skips ahead). */
 const MAX_BUFFERED = 4 * 1024 * 1024;
 
@@ -50,8 +50,8 @@ export function serveDashboard(app: TemplatedApp, gateway: Gateway, options: UiO
     if (!verdict.ok && verdict.status !== 401) return refuse(res, verdict.status, verdict.message);
     res.cork(() => {
       res.writeStatus('200 OK').writeHeader('Content-Type', 'text/html; charset=utf-8');
-      // The page runs only its own script and connects only to its own origin.
-      res.writeHeader('Content-Security-Policy', "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'");
+      // The page runs only its own script (by its hash) and connects only to its own origin.
+      res.writeHeader('Content-Security-Policy', DASHBOARD_POLICY);
       res.writeHeader('X-Content-Type-Options', 'nosniff').writeHeader('Cache-Control', 'no-store').end(PAGE);
     });
   });

@@ -1,8 +1,8 @@
 // A session's requests as a HAR 1.2 log (http://www.softwareishard.com/blog/har-12-spec/), from
 // the backends' network entries (backends/backend.ts NetworkEntry). Pure. A response's body is
 // kept when the backend read it (text, up to a size): redacted as the rest of the trace, a JSON
-// body as parameters are (credentials by member name). Credentials in headers are redacted
-// (src/webdriver/redact.ts).
+// body as parameters are (credentials by member name), a form's by field name. Credentials in
+// headers and query parameters are redacted by name (src/webdriver/redact.ts).
 import type { NetworkEntry } from '../../backends/backend.ts';
 import type { Redactor } from '../webdriver/redact.ts';
 
@@ -62,7 +62,7 @@ function harEntry(e: NetworkEntry, pageref: string | undefined, redactor: Redact
       httpVersion: e.httpVersion || 'unknown',
       cookies: [],
       headers: responseHeaders,
-      content: { size: e.bodySize >= 0 ? e.bodySize : 0, mimeType: e.mimeType || 'x-unknown', ...(e.responseBody !== undefined && { text: redactBody(e.responseBody, e.mimeType, redactor) }) },
+      content: { size: e.bodySize >= 0 ? e.bodySize : 0, mimeType: e.mimeType || 'x-unknown', ...(e.responseBody !== undefined && { text: redactor.body(e.responseBody, e.mimeType) }) },
       redirectURL: location,
       headersSize: -1,
       bodySize: e.transferSize >= 0 ? e.transferSize : -1,
@@ -76,18 +76,6 @@ function harEntry(e: NetworkEntry, pageref: string | undefined, redactor: Redact
     _transferSize: e.transferSize,
     ...(e.window !== undefined && { _window: e.window }),
   };
-}
-
-/** A body as the trace keeps it: secrets and patterns hidden; in JSON, credentials by their member names too. */
-function redactBody(body: string, mimeType: string, redactor: Redactor): string {
-  if (/\bjson\b/i.test(mimeType)) {
-    try {
-      return JSON.stringify(redactor.value(JSON.parse(body)), null, 2);
-    } catch {
-      // not JSON after all: as text
-    }
-  }
-  return redactor.text(body);
 }
 
 /** HAR timings: send, wait and receive must not be negative; the phases sum to `time` where known. */

@@ -30,6 +30,8 @@ export interface TraceConfig {
   mode: TraceMode;
   /** Regular expressions whose matches never go into a trace. */
   secretPatterns: string[];
+  /** Names (words, src/webdriver/credentials.ts) of headers, query parameters, form fields and members whose values never go into a trace. */
+  secretNames: string[];
   /** Most bytes of screenshots and snapshots one session's trace keeps. */
   maxBytes: number;
   /** Most bytes of one DOM snapshot. */

@@ -35,6 +35,8 @@ export interface GatewayOptions {
   newSessionsPerSecond: number;
   /** Regular expressions whose matches are secrets in whatever observers keep (trace.secretPatterns). */
   secretPatterns: string[];
+  /** Names whose values are credentials (trace.secretNames, src/webdriver/credentials.ts). */
+  secretNames: string[];
   log: Logger;
 }
 
@@ -93,7 +95,7 @@ export class Gateway {
     this.#readyRequiresFreeSlot = options.readyRequiresFreeSlot;
     this.newSessionRate = new RateLimit(options.newSessionsPerSecond);
     this.log = options.log;
-    this.seam = new Seam(options.secretPatterns);
+    this.seam = new Seam(options.secretPatterns, options.secretNames);
     this.sessions = new Sessions(options.log, this.seam);
     this.sessions.reapIdle(options.sessionIdleTimeout);
   }

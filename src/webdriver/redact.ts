@@ -1,14 +1,14 @@
 // What never leaves the seam (./seam.ts) for a trace, a history or a recording: values typed into
 // password fields (wherever they show up again: a parameter, a URL, a console line), anything
 // matching the configured secret patterns (`trace.secretPatterns`), the values of credentials by
-// their names (tokens, passwords, headers) and the values of cookies (their names are kept), in
+// their names (`trace.secretNames`, ./credentials.ts: headers, query parameters, form fields, JSON
+// members, in structures and in texts alike) and the values of cookies (their names are kept), in
 // parameters and answers alike. Also how long values are cut. Pure.
+import { CredentialNames } from './credentials.ts';
 import { JsonText, TextBody } from './json.ts';
 
 export const REDACTED = '[redacted]';
 
-/** Keys whose values are credentials wherever they appear in parameters or results. */
-const SECRET_KEY = /^(password|passwd|pass|secret|token|access[-_]?token|api[-_]?key|authorization|cookie|set-cookie|proxy-authorization)$/i;
 /** Keys under which cookies come (Add Cookie's `cookie`, BiDi's `cookies`): each cookie's value is hidden, its name kept. */
 const COOKIE_KEY = /^cookies?$/i;
 /** Secrets shorter than this are masked only where they were typed, not searched for elsewhere. */
@@ -20,12 +20,14 @@ const MAX_DEPTH = 8;
 
 export class Redactor {
   readonly #patterns: RegExp[];
+  readonly #names: CredentialNames;
   readonly #secrets = new Set<string>();
   #secretPattern: RegExp | undefined;
 
-  /** `patterns`: regular expressions (sources) whose matches are secrets. */
-  constructor(patterns: readonly string[]) {
+  /** `patterns`: regular expressions (sources) whose matches are secrets; `names`: credentials' names. */
+  constructor(patterns: readonly string[], names: CredentialNames) {
     this.#patterns = patterns.map((p) => new RegExp(p, 'g'));
+    this.#names = names;
   }
 
   /** A value seen in a password field: scrubbed from everything written from now on. */
@@ -41,9 +43,9 @@ export class Redactor {
     return this.#secrets.size > 0;
   }
 
-  /** A text with every secret and pattern match replaced. */
+  /** A text with every secret, every credential its name introduces and every pattern match replaced. */
   text(s: string): string {
-    let out = s;
+    let out = this.#names.text(s, REDACTED);
     if (this.#secretPattern) out = out.replace(this.#secretPattern, REDACTED);
     for (const pattern of this.#patterns) out = out.replace(pattern, REDACTED);
     return out;
@@ -51,7 +53,8 @@ export class Redactor {
 
   /**
    * A JSON value for the trace: credentials by key redacted (and a `{name, value}` pair whose name
-   * is one, as in header lists), cookies' values redacted, texts redacted and cut, large lists cut.
+   * is one, as in header lists, and a BiDi `[name, value]` pair of a serialized object or map),
+   * cookies' values redacted, texts redacted and cut, large lists cut.
    */
   value(v: unknown, depth = 0): unknown {
     if (typeof v === 'string') {
@@ -62,17 +65,18 @@ export class Redactor {
     if (v === null || typeof v !== 'object') return v;
     if (depth >= MAX_DEPTH) return '[…]';
     if (Array.isArray(v)) {
+      if (v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'object' && v[1] !== null && this.#names.test(v[0])) return [v[0], REDACTED];
       const items = v.slice(0, MAX_ITEMS).map((x) => this.value(x, depth + 1));
       if (v.length > MAX_ITEMS) items.push(`[${v.length - MAX_ITEMS} more]`);
       return items;
     }
-    const named = typeof (v as { name?: unknown }).name === 'string' && SECRET_KEY.test((v as { name: string }).name);
+    const named = typeof (v as { name?: unknown }).name === 'string' && this.#names.test((v as { name: string }).name);
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(v)) {
       if (value === null || value === undefined) out[key] = value;
       else if (named && key === 'value') out[key] = REDACTED;
       else if (COOKIE_KEY.test(key) && typeof value === 'object') out[key] = this.cookies(value, depth + 1);
-      else out[key] = SECRET_KEY.test(key) ? REDACTED : this.value(value, depth + 1);
+      else out[key] = this.#names.test(key) ? REDACTED : this.value(value, depth + 1);
     }
     return out;
   }
@@ -88,7 +92,19 @@ export class Redactor {
 
   /** HTTP headers for the HAR: credentials' values redacted. */
   headers(list: { name: string; value: string }[]): { name: string; value: string }[] {
-    return list.map(({ name, value }) => ({ name, value: SECRET_KEY.test(name) ? REDACTED : this.text(value) }));
+    return list.map(({ name, value }) => ({ name, value: this.#names.test(name) ? REDACTED : this.text(value) }));
+  }
+
+  /** A request's or response's body: JSON as a value (credentials by member name), anything else as a text (forms, multipart). */
+  body(text: string, mimeType: string): string {
+    if (/\bjson\b/i.test(mimeType)) {
+      try {
+        return JSON.stringify(this.value(JSON.parse(text)), null, 2);
+      } catch {
+        // not JSON after all: as text
+      }
+    }
+    return this.text(text);
   }
 }
 

@@ -9,7 +9,8 @@
 import type { Session } from './session.ts';
 import type { PassThroughSession } from './pass-through.ts';
 import { Outcome, type EndCause, type SessionResult } from './outcome.ts';
-import { redactAnswer, redactParams, Redactor, typesText } from './redact.ts';
+import { CredentialNames } from './credentials.ts';
+import { redactAnswer, redactParams, REDACTED, Redactor, typesText } from './redact.ts';
 import type { ClientReport } from './reports.ts';
 import { commandFacts } from './routes.ts';
 import { typesIntoPassword } from './secrets.ts';
@@ -103,10 +104,18 @@ export class Seam {
    */
   readonly #typedSecret = new WeakSet<object>();
   readonly #secretPatterns: readonly string[];
+  /** Credentials' names (trace.secretNames): their values are hidden from every observer, traced or not (the dashboard, the history's entries). */
+  readonly credentials: CredentialNames;
 
-  /** `secretPatterns`: regular expressions whose matches are secrets everywhere (trace.secretPatterns). */
-  constructor(secretPatterns: readonly string[] = []) {
+  /** `secretPatterns`: regular expressions whose matches are secrets everywhere (trace.secretPatterns); `secretNames`: credentials' names (trace.secretNames). */
+  constructor(secretPatterns: readonly string[] = [], secretNames: readonly string[] = []) {
     this.#secretPatterns = secretPatterns;
+    this.credentials = new CredentialNames(secretNames);
+  }
+
+  /** A text as any observer may keep it: credentials by name hidden, and for a session whose content is kept, its secrets too. */
+  hide(text: string, record?: SessionRecord): string {
+    return record?.redactor ? record.redactor.text(text) : this.credentials.text(text, REDACTED);
   }
 
   add(observer: Observer): void {
@@ -121,7 +130,7 @@ export class Seam {
   /** A session was made: every observer learns of it, and prepares (a trace watches its browser). */
   async opened(session: AnySession, facts: SessionFacts): Promise<void> {
     const keeps = this.#observers.some((o) => o.keepsContent?.(session));
-    const record = { facts, startedAt: Date.now(), outcome: new Outcome(), redactor: keeps ? new Redactor(this.#secretPatterns) : undefined };
+    const record = { facts, startedAt: Date.now(), outcome: new Outcome(), redactor: keeps ? new Redactor(this.#secretPatterns, this.credentials) : undefined };
     this.#records.set(session, record);
     for (const observer of this.#observers) await observer.opened?.(session, record);
   }
@@ -155,7 +164,8 @@ export class Seam {
   /** A command answered: the session's outcome, then every observer. */
   answered(step: Omit<Step, 'changesPage' | 'params' | 'value'>, params?: unknown, value?: unknown): void {
     const record = step.session && this.#records.get(step.session);
-    record?.outcome.answered(step.name, step.error);
+    // The history keeps the last failure's message, traced or not (a URL in it may carry a token).
+    record?.outcome.answered(step.name, step.error && { code: step.error.code, message: this.hide(step.error.message, record) });
     const full: Step = { ...step, changesPage: commandFacts(step.name).changesPage === true || step.error !== undefined };
     const redactor = record?.redactor;
     if (redactor) {
@@ -169,7 +179,7 @@ export class Seam {
   reported(session: AnySession, reports: readonly ClientReport[], via: string): void {
     const record = this.#records.get(session);
     if (!record) return;
-    record.outcome.report(reports);
+    record.outcome.report(reports.map((report) => (report.kind === 'result' && report.reason !== undefined ? { ...report, reason: this.hide(report.reason, record) } : report)));
     for (const report of reports) {
       if (report.kind === 'name') session.options.labels = { ...session.options.labels, name: report.name };
       if (report.kind === 'build') session.options.labels = { ...session.options.labels, build: report.build };

@@ -39,6 +39,15 @@ export async function startPageServer(): Promise<PageServer> {
       res.writeHead(200, { 'content-type': 'application/json', ...(cookie && { 'set-cookie': Buffer.from(cookie, 'base64').toString() }) });
       return res.end(url.searchParams.get('json') ?? '{}');
     }
+    if (url.pathname === '/echo') {
+      // The request's body back, as its type, and its X-Api-Key and X-Auth-Token headers back as
+      // the same headers: an answer that repeats a request's credentials (as a token endpoint does).
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const echoed = Object.fromEntries(['x-api-key', 'x-auth-token'].filter((name) => typeof req.headers[name] === 'string').map((name) => [name, req.headers[name] as string]));
+      res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'text/plain', ...echoed });
+      return res.end(Buffer.concat(chunks));
+    }
     if (url.pathname === '/slow') {
       // Holds the response for ?ms= milliseconds: for page load strategies and timeouts.
       const ms = Number(url.searchParams.get('ms') ?? 1000);

@@ -3,12 +3,15 @@
 // live view changing with the page, ending a session from the page, the queue's waiters, and no
 // sign of another principal's sessions (an admin sees them all); a session that ends links to
 // its history entry, and the History view lists ended sessions by name and result; the Tests view
-// groups named sessions into tests with their runs, verdicts and a build's summary.
+// groups named sessions into tests with their runs, verdicts and a build's summary. Throughout,
+// the page raises no Content-Security-Policy violation (its policy admits its own script and
+// style sheet by hash, nothing inline), and a script or style injected into it is refused; a
+// token in a session's URL is hidden.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, afterEach, before, test } from 'node:test';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import type { Client } from '../helpers/client.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
@@ -43,10 +46,27 @@ after(async () => {
   if (pid) assert.equal(await leftoverBrowsers(pid), 0, 'browser processes outlived the gateway');
 });
 
+/** Content-Security-Policy violations the dashboard's pages raised (securitypolicyviolation events): each test expects none. */
+const violations: string[] = [];
+afterEach(() => {
+  const raised = violations.splice(0);
+  assert.deepEqual(raised, [], 'the dashboard raised Content-Security-Policy violations');
+});
+
+/** A new page that reports every CSP violation its documents raise into `violations`. */
+async function watchedPage(context: Awaited<ReturnType<Browser['createBrowserContext']>>): Promise<Page> {
+  const page = await context.newPage();
+  await page.exposeFunction('reportViolation', (violation: string) => void violations.push(violation));
+  await page.evaluateOnNewDocument(() =>
+    document.addEventListener('securitypolicyviolation', (e) => (window as unknown as { reportViolation(v: string): void }).reportViolation(`${e.effectiveDirective}: ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`)),
+  );
+  return page;
+}
+
 /** The dashboard in a fresh browser context, logged in with the token through its form. */
 async function dashboardAs(token: string): Promise<Page> {
   const context = await viewer.createBrowserContext();
-  const page = await context.newPage();
+  const page = await watchedPage(context);
   await page.setViewport({ width: 1400, height: 900 });
   await page.goto(`${gw.url}/ui`);
   await page.waitForSelector('#login:not([hidden])');
@@ -64,7 +84,7 @@ function row(page: Page, id: string, cell: string): Promise<string | null> {
 test('log in with a token: an HttpOnly, SameSite=Strict cookie, never the token; a wrong token is refused', async () => {
   const context = await viewer.createBrowserContext();
   try {
-    const page = await context.newPage();
+    const page = await watchedPage(context);
     await page.goto(`${gw.url}/ui`);
     await page.waitForSelector('#login:not([hidden])');
     await page.type('#token', 'not-a-token-of-anyone-at-all');
@@ -86,15 +106,48 @@ test('log in with a token: an HttpOnly, SameSite=Strict cookie, never the token;
   }
 });
 
+test("the page's policy admits its own script and style sheet by hash and nothing inline: a script or a style injected into the page is refused", async () => {
+  const served = await fetch(`${gw.url}/ui`);
+  const policy = served.headers.get('content-security-policy') ?? '';
+  const directive = (name: string) => policy.split(';').map((d) => d.trim()).find((d) => d.startsWith(`${name} `)) ?? '';
+  assert.match(directive('script-src'), /^script-src 'sha256-[A-Za-z0-9+/]+=*'$/);
+  assert.match(directive('style-src'), /^style-src 'sha256-[A-Za-z0-9+/]+=*'$/);
+  assert.doesNotMatch(policy, /unsafe-inline|unsafe-eval|\*/);
+  assert.match(policy, /default-src 'none'/);
+  const page = await dashboardAs(TOKENS.alice);
+  try {
+    // What an injection would try: an inline script, an event handler attribute, a style attribute.
+    await page.evaluate(() => {
+      const script = document.createElement('script');
+      script.textContent = 'window.injected = true';
+      document.body.append(script);
+      const img = document.createElement('img');
+      img.setAttribute('onerror', 'window.injected = true');
+      img.src = 'data:,';
+      document.body.append(img);
+      document.getElementById('who')!.setAttribute('style', 'color: rgb(255, 0, 0)');
+    });
+    await eventually(() => violations.length >= 3, `the injected script, handler and style raise violations (so far: ${violations.join('; ')})`);
+    assert.equal(await page.evaluate(() => (window as unknown as { injected?: boolean }).injected), undefined, 'no injected script ran');
+    assert.notEqual(await page.$eval('#who', (e) => getComputedStyle(e).color), 'rgb(255, 0, 0)', 'the injected style was not applied');
+    const raised = violations.splice(0);
+    assert.deepEqual(raised.map((v) => v.split(':')[0]).sort(), ['script-src-attr', 'script-src-elem', 'style-src-attr']);
+  } finally {
+    await page.browserContext().close();
+  }
+});
+
 test("a session appears with its URL and title; the live view follows its page; another principal's session is absent, an admin sees both", async () => {
   const page = await dashboardAs(TOKENS.alice);
   const hers = await alice.newSession();
   const his = await bob.newSession();
   try {
     const first = pages.page('<body style="background: rgb(200, 30, 30)"><h1>first</h1></body>', 'dash first');
-    await hers.navigate(first);
+    // A token in the page's URL is hidden on the dashboard (as in a trace), the rest of it shown.
+    await hers.navigate(`${first}?access_token=DashboardTokenSecret9k&tab=2`);
     await page.waitForFunction((id) => document.querySelector(`tr[data-session="${id}"] .title`)?.textContent === 'dash first', {}, hers.id);
-    assert.equal(await row(page, hers.id, 'url'), first);
+    assert.equal(await row(page, hers.id, 'url'), `${first}?access_token=[redacted]&tab=2`);
+    assert.doesNotMatch(await page.content(), /DashboardTokenSecret9k/);
     assert.equal(await row(page, hers.id, 'principal'), 'alice');
     assert.equal(await page.$(`tr[data-session="${his.id}"]`), null, "bob's session is not alice's to see");
     assert.equal(await page.$$eval('#sessions tbody tr', (rows) => rows.length), 1);

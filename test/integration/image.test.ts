@@ -1,8 +1,11 @@
 // The container image, built and run as its users run it: scripts/build-image.sh builds the
 // Dockerfile with podman and no registry (the official base it names is made from Debian's
 // packages where it is not already here), then the image runs with a published port and a token,
-// and a client outside drives a session with selenium-webdriver. The browser runs as the image's
-// non-root user inside its own sandbox, SIGTERM drains, and the image stays within its size.
+// and a client outside drives a session with selenium-webdriver. It runs as the Kubernetes pod
+// runs it (deploy/kubernetes/wdgate.yaml): under the seccomp profile shipped there, without
+// capabilities or privilege escalation, on a read-only root with its temporary directory and home
+// writable. The browser runs as the image's non-root user inside its own sandbox, SIGTERM drains,
+// and the image stays within its size.
 //
 // What it costs: the first build on a machine 7–8 minutes under load (the base 1–2.5 min, the
 // image 5.5 min); podman keeps the base and the layers, so a later run builds only what changed
@@ -12,7 +15,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,6 +65,7 @@ describe('the container image', { skip: skip ?? false }, () => {
   let built = '';
   let buildSeconds = 0;
   let url = '';
+  let home = '';
   let history = '';
   let pages: Server | undefined;
   let pageUrl = '';
@@ -87,13 +91,22 @@ describe('the container image', { skip: skip ?? false }, () => {
       build.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`scripts/build-image.sh failed (${code}):\n${output.slice(-4000)}`))));
     });
     if (log === undefined) buildSeconds = (performance.now() - started) / 1000;
-    // The history of ended sessions, kept outside the container: the image's user must own it.
-    history = mkdtempSync(join(tmpdir(), 'wdgate-image-history-'));
-    chownSync(history, USER_ID, USER_ID);
+    // The user's home, with the history of ended sessions, kept outside the container (as the
+    // pod's volume): the image's user must own it.
+    home = mkdtempSync(join(tmpdir(), 'wdgate-image-home-'));
+    history = join(home, '.cache/wdgate/history');
+    mkdirSync(history, { recursive: true });
+    for (const dir of [home, join(home, '.cache'), join(home, '.cache/wdgate'), history]) chownSync(dir, USER_ID, USER_ID);
     // The token reaches the container from this environment (--env NAME: never on a command line).
     await run(
       'podman',
-      ['run', '--detach', '--name', NAME, '--env', 'WDGATE_TOKEN', '--publish', '127.0.0.1::8000', '--volume', `${history}:/home/wdgate/.cache/wdgate/history`, IMAGE, '--shutdown-grace-period', '120000'],
+      [
+        'run', '--detach', '--name', NAME, '--env', 'WDGATE_TOKEN', '--publish', '127.0.0.1::8000',
+        // The pod's securityContext: its seccomp profile, no capabilities, no privilege escalation, a read-only root.
+        '--security-opt', `seccomp=${ROOT}deploy/kubernetes/seccomp/chromium.json`, '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges',
+        '--read-only', '--tmpfs', '/tmp:rw,exec,mode=1777', '--volume', `${home}:/home/wdgate`,
+        IMAGE, '--shutdown-grace-period', '120000',
+      ],
       { env: { ...process.env, WDGATE_TOKEN: TOKEN } },
     );
     url = `http://${await podman('port', NAME, '8000/tcp')}`;
@@ -115,7 +128,7 @@ describe('the container image', { skip: skip ?? false }, () => {
     await run('podman', ['rm', '--force', '--time', '0', NAME]).catch(() => {});
     pages?.closeAllConnections();
     await new Promise((resolve) => (pages ? pages.close(resolve) : resolve(undefined)));
-    if (history) rmSync(history, { recursive: true, force: true });
+    if (home) rmSync(home, { recursive: true, force: true });
   });
 
   test(`FROM ${BASE}, built with no registry; a non-root user by number; within ${MAX_IMAGE_BYTES / 1e9} GB`, async (t) => {

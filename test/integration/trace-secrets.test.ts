@@ -2,8 +2,12 @@
 // (Send Keys, classic key actions, BiDi input.performActions; through a pass-through session the
 // gateway asks the upstream, or keeps no text), cookie values set and read back (names kept),
 // credentials by member name in answers, the page's console and a recording's console log, and
-// the configured secret patterns. On each driven backend and through the pass-through, every file
-// of the kept trace and of the history's folder is searched for each secret.
+// the configured secret patterns; and credentials by their names (issue 37): a page's own fetches
+// with an X-Api-Key and an x-auth-token header, an access_token query, a client_secret form field,
+// a JSON body with a refresh_token and a multipart password field, answered by a server that
+// repeats them, logged by the page, and the page's own URL with an access_token. On each driven
+// backend and through the pass-through, every file of the kept trace and of the history's folder
+// is searched for each secret.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -23,6 +27,13 @@ const SECRET = {
   cookie: 'CookieValueSecret2r',
   answer: 'AnswerMemberSecret5t',
   pattern: 'tok_p4ttern0secret',
+  apiKeyHeader: 'ApiKeyHeaderSecret3y',
+  authTokenHeader: 'AuthTokenHeaderSecret6u',
+  accessTokenQuery: 'AccessTokenQuerySecret0p',
+  clientSecretField: 'ClientSecretFieldSecret1i',
+  refreshTokenJson: 'RefreshTokenJsonSecret8o',
+  multipartPassword: 'MultipartPasswordSecret4s',
+  navigationToken: 'NavigationTokenSecret2a',
 } as const;
 
 let gw: TestGateway;
@@ -48,6 +59,35 @@ function login(): string {
      <input id="user"><input id="pw1" type="password"><input id="pw2" type="password"><input id="pw3" type="password">
      <button id="log" onclick="console.log('holding', pw1.value, pw2.value, pw3.value, '${SECRET.pattern}')">log</button>`,
     'Login',
+  );
+}
+
+/**
+ * A page whose button makes three requests, the way a single-page app calls its API: a form post
+ * with credentials in headers, the query and a field; a JSON post with a refresh token; a
+ * multipart post with a password. The server repeats each (/echo), and the page logs the answers.
+ */
+function apiCaller(): string {
+  return pages.page(
+    `<button id="call">call</button><p id="out"></p>
+     <script>
+       document.getElementById('call').addEventListener('click', async () => {
+         const form = await fetch('/echo?access_token=${SECRET.accessTokenQuery}&page=1', {
+           method: 'POST',
+           headers: { 'X-Api-Key': '${SECRET.apiKeyHeader}', 'x-auth-token': '${SECRET.authTokenHeader}', 'Content-Type': 'application/x-www-form-urlencoded' },
+           body: 'grant_type=client_credentials&client_secret=${SECRET.clientSecretField}',
+         });
+         const json = await fetch('/echo', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ grant_type: 'refresh_token', refresh_token: '${SECRET.refreshTokenJson}' }) });
+         const data = new FormData();
+         data.append('user', 'ann');
+         data.append('password', '${SECRET.multipartPassword}');
+         const multipart = await fetch('/echo', { method: 'POST', body: data });
+         const answers = [await form.text(), await json.text(), await multipart.text()];
+         console.log('answered', ...answers);
+         document.getElementById('out').textContent = 'answered ' + answers.length;
+       });
+     </script>`,
+    'API',
   );
 }
 
@@ -88,6 +128,12 @@ async function exercise(s: Session, paths: { bidi: boolean; console: boolean }):
   const half = SECRET.answer.length / 2;
   const script = `return {user: "ann", password: ${JSON.stringify(SECRET.answer.slice(0, half))} + ${JSON.stringify(SECRET.answer.slice(half))}}`;
   assert.equal((await s.execute(script)).password, SECRET.answer);
+  // Credentials by name (issue 37): the page's URL, its requests, their answers, its console.
+  await s.navigate(`${apiCaller()}?access_token=${SECRET.navigationToken}`);
+  await s.post(`/element/${await s.find('#call')}/click`);
+  const out = await s.find('#out');
+  await eventually(async () => (await s.get(`/element/${out}/text`)) === 'answered 3', 'the page made its three requests');
+  assert.ok((await s.get('/url')).includes(SECRET.navigationToken), 'the client gets the URL as it is');
   // The failure that keeps the trace (retain-on-failure would keep it too).
   await s.fails('POST', '/element', { using: 'css selector', value: '#missing' }, 'no such element');
   await s.end();
@@ -110,7 +156,7 @@ async function historyFiles(id: string): Promise<Map<string, string>> {
   return files;
 }
 
-async function assertNoSecret(id: string, what: { bidi: boolean; console: boolean; recorded: boolean }): Promise<void> {
+async function assertNoSecret(id: string, what: { bidi: boolean; console: boolean; recorded: boolean; har?: 'bodies' | 'requests' }): Promise<void> {
   await eventually(async () => (await gw.client.raw('GET', `/wdgate/sessions/${id}`)).value?.state === 'ended', `session ${id} never ended`, 30_000);
   const files = await historyFiles(id);
   assert.ok(files.has('trace.zip/trace.json'), `the trace was kept: ${[...files.keys()].join(', ')}`);
@@ -124,24 +170,47 @@ async function assertNoSecret(id: string, what: { bidi: boolean; console: boolea
   assert.equal(addCookie.params.cookie.name, 'sid', 'a cookie keeps its name');
   for (const [path, secret] of Object.entries(SECRET)) {
     if (path === 'bidiActions' && !what.bidi) continue;
-    for (const [file, text] of files) assert.ok(!text.includes(secret), `the ${path} secret is in ${file}`);
+    for (const [file, text] of files) {
+      const at = text.indexOf(secret);
+      assert.ok(at < 0, `the ${path} secret is in ${file}: …${text.slice(Math.max(0, at - 200), at + secret.length + 20)}`);
+    }
+  }
+  // What the page sent and got is there, names kept, values hidden (the search above is not vacuous).
+  assert.match(JSON.stringify(trace.steps.find((step: any) => step.name === 'getCurrentUrl')), /access_token=\[redacted\]/, "Get Current URL's answer is kept, its token hidden");
+  if (what.har) {
+    const entries: any[] = JSON.parse(files.get('trace.zip/network.har')!).log.entries;
+    const form = entries.find((e) => e.request.url.includes('/echo?'));
+    assert.ok(form, `the form post is in the HAR: ${entries.map((e) => e.request.url).join(', ')}`);
+    assert.equal(form.request.url, `${pages.url}/echo?access_token=[redacted]&page=1`);
+    assert.deepEqual(form.request.queryString, [{ name: 'access_token', value: '[redacted]' }, { name: 'page', value: '1' }]);
+    const header = (list: any[], name: string) => list.find((h) => h.name.toLowerCase() === name)?.value;
+    assert.equal(header(form.request.headers, 'x-api-key'), '[redacted]');
+    assert.equal(header(form.request.headers, 'x-auth-token'), '[redacted]');
+    assert.equal(header(form.response.headers, 'x-api-key'), '[redacted]');
+    if (what.har === 'bodies') {
+      assert.equal(form.response.content.text, 'grant_type=client_credentials&client_secret=[redacted]', "the form's answer is kept, its secret field hidden");
+      const json = entries.find((e) => e.request.url.endsWith('/echo') && e.response.content.mimeType === 'application/json');
+      assert.deepEqual(JSON.parse(json.response.content.text), { grant_type: 'refresh_token', refresh_token: '[redacted]' });
+    }
   }
   if (what.console) {
+    assert.match(files.get('trace.zip/console.json') ?? '', /answered.*client_secret=\[redacted\]/, 'the page logged the answers (and the trace kept the line, its secrets hidden)');
+    if (what.recorded) assert.match(files.get('console.log')!, /answered/, "the recording's log has the answers' line");
     assert.match(files.get('trace.zip/console.json') ?? '', /holding/, 'the page logged its fields (and the trace kept the line)');
     if (what.recorded) assert.match(files.get('console.log')!, /holding/, "the recording's log has the line");
   }
 }
 
 for (const backend of [
-  { name: 'native Chromium', caps: {}, bidi: true, recorded: true },
-  { name: 'native Firefox', caps: { browserName: 'firefox' }, bidi: true, recorded: true },
-  { name: 'Playwright Chromium', caps: { 'wdgate:options': { backend: 'playwright' } }, bidi: false, recorded: false },
+  { name: 'native Chromium', caps: {}, bidi: true, recorded: true, har: 'bodies' as const },
+  { name: 'native Firefox', caps: { browserName: 'firefox' }, bidi: true, recorded: true, har: 'requests' as const },
+  { name: 'Playwright Chromium', caps: { 'wdgate:options': { backend: 'playwright' } }, bidi: false, recorded: false, har: 'bodies' as const },
 ]) {
   test(`${backend.name}: no secret in the kept trace or the history, typed, set or logged any way`, async () => {
     const options = { ...((backend.caps as any)['wdgate:options'] ?? {}), trace: 'on', ...(backend.recorded && { recordVideo: true }) };
     const s = await gw.client.newSession({ ...backend.caps, ...(backend.bidi && { webSocketUrl: true }), 'wdgate:options': options });
     await exercise(s, { bidi: backend.bidi, console: true });
-    await assertNoSecret(s.id, { bidi: backend.bidi, console: true, recorded: backend.recorded });
+    await assertNoSecret(s.id, { bidi: backend.bidi, console: true, recorded: backend.recorded, har: backend.har });
   });
 }
 

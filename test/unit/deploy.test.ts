@@ -3,14 +3,19 @@
 // the config listens on, the config a valid one, the grace periods in the order the README
 // explains, the metrics the autoscaler reads ones the gateway exports on the port Prometheus is
 // told to scrape, the Grid's queue counted with the relay's slots, and the memory asked for what
-// the benchmark measured. (test/integration/deploy.test.ts runs the gateway as the pod does;
-// test/integration/image.test.ts builds and runs the Dockerfile.)
+// the benchmark measured; and no container has power it does not use (issue 37): the service
+// account's token in the one container that patches the pod, no capabilities, no privilege
+// escalation, read-only root file systems, seccomp everywhere (the gateway's: a profile shipped
+// here, the runtime's default plus what Chromium's sandbox needs). (test/integration/deploy.test.ts
+// runs the gateway as the pod does; test/integration/image.test.ts builds and runs the Dockerfile,
+// under this seccomp profile, without capabilities, on a read-only root.)
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { resolveConfig } from '../../src/config.ts';
+import defaultSettings from '../../config/default.json' with { type: 'json' };
 import { Metrics } from '../../src/ops/metrics.ts';
 import { matchRoute } from '../../src/webdriver/routes.ts';
 import { isProbe } from '../../src/server/security.ts';
@@ -197,6 +202,106 @@ describe('deploy/kubernetes', () => {
     assert.deepEqual(find('Role', binding.roleRef.name).rules, [{ apiGroups: [''], resources: ['pods'], verbs: ['patch'] }]);
     // A rolling update never has fewer pods than asked for (old ones drain while new ones serve).
     assert.deepEqual(deployment.spec.strategy.rollingUpdate, { maxSurge: 1, maxUnavailable: 0 });
+  });
+});
+
+describe('deploy/kubernetes: no ambient power', () => {
+  const deployments = docs.filter((d) => d.kind === 'Deployment');
+  const profile = JSON.parse(readFileSync(`${DEPLOY}seccomp/chromium.json`, 'utf8'));
+  /** The syscalls the profile lets through whatever their arguments. */
+  const allowed = new Set<string>(profile.syscalls.filter((r: Doc) => r.action === 'SCMP_ACT_ALLOW' && !r.args).flatMap((r: Doc) => r.names));
+
+  test("no container has the service account's token but deletion-cost: a projected token, mounted there alone, where the script reads it", () => {
+    assert.equal(find('ServiceAccount', 'wdgate').automountServiceAccountToken, false);
+    for (const d of deployments) assert.equal(d.spec.template.spec.automountServiceAccountToken, false, `${d.metadata.name} mounts the service account's token by default`);
+    const tokenVolumes = pod.volumes.filter((v: Doc) => v.projected?.sources.some((s: Doc) => s.serviceAccountToken));
+    assert.equal(tokenVolumes.length, 1);
+    const [volume] = tokenVolumes;
+    const source = volume.projected.sources.find((s: Doc) => s.serviceAccountToken).serviceAccountToken;
+    assert.ok(source.expirationSeconds <= 3600, 'a short-lived token (the kubelet renews it; the script reads it at each patch)');
+    assert.deepEqual(
+      pod.containers.filter((c: Doc) => c.volumeMounts?.some((m: Doc) => m.name === volume.name)).map((c: Doc) => c.name),
+      ['deletion-cost'],
+    );
+    const mount = deletionCost.volumeMounts.find((m: Doc) => m.name === volume.name);
+    assert.equal(mount.readOnly, true);
+    const script = readFileSync(`${ROOT}scripts/deletion-cost.mjs`, 'utf8');
+    const tokenFile = /WDGATE_KUBE_TOKEN_FILE \?\? '([^']+)'/.exec(script)?.[1];
+    assert.equal(`${mount.mountPath}/${source.path}`, tokenFile);
+    const ca = volume.projected.sources.find((s: Doc) => s.configMap)?.configMap;
+    assert.deepEqual(ca, { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] });
+    assert.equal(deletionCost.env.find((e: Doc) => e.name === 'NODE_EXTRA_CA_CERTS').value, `${mount.mountPath}/ca.crt`);
+  });
+
+  test('the Role has the verbs the script uses and nothing else: patch, on pods', () => {
+    const script = readFileSync(`${ROOT}scripts/deletion-cost.mjs`, 'utf8');
+    const verbs = [...new Set([...script.matchAll(/method: '([A-Z]+)'/g)].map((m) => m[1]!.toLowerCase()))];
+    assert.deepEqual(verbs, ['patch']);
+    for (const rule of find('Role', 'wdgate-deletion-cost').rules) {
+      assert.deepEqual(rule.verbs, verbs);
+      assert.deepEqual(rule.resources, ['pods']);
+      assert.ok(![...rule.verbs, ...rule.resources, ...rule.apiGroups].includes('*'));
+    }
+  });
+
+  test('every container: no capabilities, no privilege escalation, not privileged, a read-only root; its writable paths are volumes', () => {
+    for (const d of deployments) {
+      for (const c of d.spec.template.spec.containers) {
+        const at = `${d.metadata.name}/${c.name}`;
+        assert.equal(c.securityContext?.allowPrivilegeEscalation, false, `${at}: allowPrivilegeEscalation`);
+        assert.deepEqual(c.securityContext?.capabilities, { drop: ['ALL'] }, `${at}: capabilities`);
+        assert.equal(c.securityContext?.privileged, undefined, `${at}: privileged`);
+        assert.equal(c.securityContext?.readOnlyRootFilesystem, true, `${at}: readOnlyRootFilesystem`);
+        assert.equal(d.spec.template.spec.securityContext?.runAsNonRoot, true, `${at}: runAsNonRoot`);
+        if (c.command?.[0] === 'java') assert.ok(c.volumeMounts.some((m: Doc) => m.mountPath === '/tmp'), `${at}: the JVM's /tmp`);
+      }
+    }
+    // The gateway writes its temporary files (browsers' profiles, uploads, recordings) and the
+    // history (~/.cache/wdgate of the image's user); Firefox writes ~/.config, or does not start.
+    assert.equal(JSON.parse(configMap['config.json']).tempDir ?? defaultSettings.tempDir, null, "the gateway's temporary directory is the system's (/tmp: the image sets no TMPDIR)");
+    const home = /useradd [^\n]*--create-home[^\n]* (\w+)\s*\\?$/m.exec(readFileSync(`${ROOT}Dockerfile`, 'utf8'))?.[1];
+    assert.equal(home, 'wdgate');
+    const mounts = gateway.volumeMounts.map((m: Doc) => m.mountPath);
+    for (const path of ['/tmp', `/home/${home}`, '/dev/shm']) assert.ok(mounts.includes(path), `${path} is not a volume of the gateway's container`);
+  });
+
+  test('seccomp everywhere, Unconfined nowhere: the runtime default, and for the browsers a Localhost profile shipped here', () => {
+    for (const f of (readdirSync(DEPLOY, { recursive: true }) as string[]).filter((name) => /\.(ya?ml|json)$/.test(name))) assert.doesNotMatch(readFileSync(DEPLOY + f, 'utf8').toString(), /Unconfined/, `${f} names Unconfined`);
+    for (const d of deployments) {
+      assert.deepEqual(d.spec.template.spec.securityContext.seccompProfile, { type: 'RuntimeDefault' }, d.metadata.name);
+      for (const c of d.spec.template.spec.containers) {
+        const own = c.securityContext?.seccompProfile;
+        if (own && c !== gateway) assert.fail(`${d.metadata.name}/${c.name} has a seccomp profile of its own`);
+      }
+    }
+    const own = gateway.securityContext.seccompProfile;
+    assert.equal(own.type, 'Localhost');
+    assert.equal(own.localhostProfile, 'wdgate/chromium.json', 'the path the README says to install the profile at');
+    assert.ok(existsSync(`${DEPLOY}seccomp/${own.localhostProfile.split('/').pop()}`));
+  });
+
+  test("the browsers' profile: the runtime's default (an allow-list, errors otherwise) plus clone with namespaces, unshare and chroot; nothing that reaches the kernel's or the host's state", () => {
+    // The OCI runtime spec's shape (what containerd, CRI-O and runc read): no Docker-only keys, which containerd would ignore.
+    assert.deepEqual(Object.keys(profile).sort(), ['architectures', 'defaultAction', 'defaultErrnoRet', 'syscalls']);
+    assert.equal(profile.defaultAction, 'SCMP_ACT_ERRNO');
+    for (const rule of profile.syscalls) {
+      for (const key of Object.keys(rule)) assert.ok(['names', 'action', 'args', 'errnoRet'].includes(key), `a rule has ${key}`);
+      assert.ok(['SCMP_ACT_ALLOW', 'SCMP_ACT_ERRNO'].includes(rule.action), rule.action);
+    }
+    assert.ok(profile.architectures.includes('SCMP_ARCH_X86_64') && profile.architectures.includes('SCMP_ARCH_AARCH64'));
+    // What Chromium's namespace sandbox needs (sandbox/linux/services/credentials.cc, namespace_sandbox.cc).
+    for (const name of ['clone', 'unshare', 'chroot']) assert.ok(allowed.has(name), `${name} is not allowed whatever its arguments`);
+    // clone3's flags are in memory seccomp cannot read: ENOSYS, so that libc falls back to clone (as the default profiles do).
+    assert.deepEqual(profile.syscalls.find((r: Doc) => r.names.includes('clone3')), { names: ['clone3'], action: 'SCMP_ACT_ERRNO', errnoRet: 38 });
+    // What the default profiles refuse a container without capabilities, refused here too.
+    const refused = ['mount', 'umount2', 'setns', 'pivot_root', 'bpf', 'keyctl', 'add_key', 'request_key', 'kexec_load', 'kexec_file_load', 'init_module', 'finit_module',
+      'delete_module', 'open_by_handle_at', 'perf_event_open', 'reboot', 'swapon', 'swapoff', 'acct', 'settimeofday', 'clock_settime', 'iopl', 'ioperm',
+      'lookup_dcookie', 'quotactl', 'fsopen', 'fsmount', 'fsconfig', 'move_mount', 'open_tree', 'userfaultfd', 'io_uring_setup', 'vm86', 'sethostname', 'syslog'];
+    const named = new Set(profile.syscalls.flatMap((r: Doc) => (r.action === 'SCMP_ACT_ALLOW' ? r.names : [])));
+    for (const name of refused) assert.ok(!named.has(name), `${name} is allowed`);
+    // socket(2): every family but AF_ALG (38) and AF_VSOCK (40), as containerd's default.
+    const socket = profile.syscalls.filter((r: Doc) => r.names.includes('socket')).map((r: Doc) => r.args);
+    assert.deepEqual(socket, [[{ index: 0, value: 38, op: 'SCMP_CMP_LT' }], [{ index: 0, value: 39, op: 'SCMP_CMP_EQ' }], [{ index: 0, value: 40, op: 'SCMP_CMP_GT' }]]);
   });
 });
 

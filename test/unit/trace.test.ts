@@ -12,6 +12,8 @@ import { Outcome } from '../../src/webdriver/outcome.ts';
 import { Seam } from '../../src/webdriver/seam.ts';
 import type { PassThroughSession } from '../../src/webdriver/pass-through.ts';
 import { Redactor, REDACTED, redactAnswer, redactParams } from '../../src/webdriver/redact.ts';
+import { CredentialNames } from '../../src/webdriver/credentials.ts';
+import defaults from '../../config/default.json' with { type: 'json' };
 import { toHar } from '../../src/trace/har.ts';
 import { listQuery } from '../../src/trace/query.ts';
 import { HistoryStore } from '../../src/trace/store.ts';
@@ -19,6 +21,9 @@ import { defaultHistoryDirectory } from '../../src/trace/index.ts';
 import { WebDriverError } from '../../src/webdriver/errors.ts';
 import { silentLogger } from '../../src/base/log.ts';
 import type { NetworkEntry } from '../../backends/backend.ts';
+
+/** Credentials' names as the gateway is configured by default (trace.secretNames). */
+const NAMES = new CredentialNames(defaults.trace.secretNames);
 
 const invalid = (fn: () => unknown) => assert.throws(fn, (e: unknown) => e instanceof WebDriverError && e.code === 'invalid argument');
 
@@ -107,7 +112,7 @@ test("the seam: a reported name, build and tags become the session's; its result
 });
 
 test('redaction at the seam: cookie values in every cookie command (names kept), credentials in answers and header lists, typed text', () => {
-  const r = new Redactor([]);
+  const r = new Redactor([], NAMES);
   // Get All Cookies and Get Named Cookie answer cookies: each value hidden.
   assert.deepEqual(redactAnswer(r, 'getAllCookies', [{ name: 'sid', value: 's3cr3t', httpOnly: true }, { name: 'theme', value: 'dark' }]), [
     { name: 'sid', value: REDACTED, httpOnly: true },
@@ -117,7 +122,8 @@ test('redaction at the seam: cookie values in every cookie command (names kept),
   // BiDi: storage.getCookies' answer and storage.setCookie's parameters (a value is {type, value}).
   assert.deepEqual(redactAnswer(r, 'storage.getCookies', { cookies: [{ name: 'sid', value: { type: 'string', value: 's3cr3t' } }], partitionKey: {} }), {
     cookies: [{ name: 'sid', value: REDACTED }],
-    partitionKey: {},
+    // "key" is a credential's word (trace.secretNames): BiDi's partitionKey is hidden with the rest.
+    partitionKey: REDACTED,
   });
   assert.deepEqual(redactParams(r, 'storage.setCookie', { cookie: { name: 'sid', value: { type: 'string', value: 's3cr3t' }, domain: 'x' } }, false), {
     cookie: { name: 'sid', value: REDACTED, domain: 'x' },
@@ -141,7 +147,7 @@ test('redaction at the seam: cookie values in every cookie command (names kept),
 });
 
 test('redaction: typed secrets everywhere (also percent-encoded), configured patterns, credentials by key, long values cut', () => {
-  const r = new Redactor(['sk_live_[A-Za-z0-9]+']);
+  const r = new Redactor(['sk_live_[A-Za-z0-9]+'], NAMES);
   r.addSecret('p@ss word!');
   r.addSecret('ab'); // too short to search for elsewhere
   assert.equal(r.text('login with p@ss word! now'), `login with ${REDACTED} now`);
@@ -188,7 +194,7 @@ test('the HAR: version 1.2, one entry per request in time order, pages, query st
     [{ id: 'page_1', startedAt: t - 1, title: 'Home' }],
     { name: 'chrome', version: '156' },
     '0.1.0',
-    new Redactor([]),
+    new Redactor([], NAMES),
   ) as { log: { version: string; pages: unknown[]; entries: any[] } };
   assert.equal(har.log.version, '1.2');
   assert.equal(har.log.pages.length, 1);
