@@ -67,14 +67,14 @@ export async function startDriver(
   return { process: owned, url: `http://127.0.0.1:${port}` };
 }
 
-/** An Xvfb display of the gateway's own (for a headful browser where there is no display). */
-export async function startXvfb(): Promise<{ process: OwnedProcess; display: string }> {
-  const owned = OwnedProcess.spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '1280x1024x24', '-nolisten', 'tcp', '-noreset'], process.env, [
-    'ignore',
-    'ignore',
-    'pipe',
-    'pipe',
-  ]);
+/**
+ * An Xvfb display of the gateway's own (for a headful browser where there is no display), run as
+ * the browsers' user (an X server is a large parser its clients reach: never root).
+ */
+export async function startXvfb(tempDir: string): Promise<{ process: OwnedProcess; display: string }> {
+  const ownTemp = await mkdtemp(join(tempDir, `${DRIVER_DIR_PREFIX}${process.pid}-`));
+  await giveToBrowsers(ownTemp);
+  const owned = OwnedProcess.spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '1280x1024x24', '-nolisten', 'tcp', '-noreset'], process.env, ['ignore', 'ignore', 'pipe', 'pipe'], ownTemp, true);
   const fd3 = owned.child.stdio[3] as NodeJS.ReadableStream;
   let stderr = '';
   owned.child.stderr!.on('data', (c: Buffer) => void (stderr = (stderr + c.toString()).slice(-2000)));

@@ -212,7 +212,7 @@ export class WebKitUpstream implements Upstream {
   }
 
   async acquire(env: BackendEnvironment): Promise<Place> {
-    const display = env.hasDisplay ? process.env.DISPLAY! : (await (this.#display ??= this.#startDisplay())).display;
+    const display = env.hasDisplay ? process.env.DISPLAY! : (await (this.#display ??= this.#startDisplay(env.tempDir))).display;
     const start = async () => {
       const port = await freePort();
       return startDriver(this.#options.driver, [`--port=${port}`], { env: { ...process.env, DISPLAY: display }, port, tempDir: env.tempDir });
@@ -231,8 +231,8 @@ export class WebKitUpstream implements Upstream {
     };
   }
 
-  #startDisplay(): Promise<{ process: OwnedProcess; display: string }> {
-    const started = startXvfb();
+  #startDisplay(tempDir: string): Promise<{ process: OwnedProcess; display: string }> {
+    const started = startXvfb(tempDir);
     started.catch(() => void (this.#display = undefined));
     return started;
   }
