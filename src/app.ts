@@ -68,7 +68,8 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     }
   }
   const { remote } = config;
-  const fileInputDirectories = realDirectories(config.fileInputDirectories);
+  const fileInputDirectories = realDirectories(config.fileInputDirectories, 'fileInputDirectories');
+  const extensions = { allowInstall: config.extensions.allowInstall, directories: realDirectories(config.extensions.directories, 'extensions.directories') ?? [] };
   // Every browser binary the config lets a session start gets its launcher now (browsers die
   // with the gateway: backends/parent-death.ts); a dead gateway's launchers go.
   await removeDeadGatewayDirs(config.tempDir, LAUNCHER_DIR_PREFIX);
@@ -142,6 +143,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     pool,
     routes: config.routes,
     fileInputDirectories,
+    extensions,
     admission: { maxSessions: config.maxSessions, maxQueued: config.maxQueuedSessions, queueTimeout: config.sessionQueueTimeout, drainNotice: config.drainNoticePeriod },
     readyRequiresFreeSlot: config.readyRequiresFreeSlot,
     sessionIdleTimeout: config.sessionIdleTimeout,
@@ -229,15 +231,15 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
   };
 }
 
-/** The directories file inputs may read, as real paths (a symbolic link cannot lead out of them). */
-function realDirectories(dirs: string[]): string[] | null {
+/** Directories a session may read from (file inputs, add-ons), as real paths (a symbolic link cannot lead out of them). */
+function realDirectories(dirs: string[], setting: string): string[] | null {
   if (dirs.length === 0) return null;
   return dirs.map((dir) => {
     try {
       if (!statSync(dir).isDirectory()) throw new Error('not a directory');
       return realpathSync(dir);
     } catch (e) {
-      throw new ConfigError(`fileInputDirectories: ${dir} is not a readable directory (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      throw new ConfigError(`${setting}: ${dir} is not a readable directory (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
     }
   });
 }

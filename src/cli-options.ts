@@ -51,6 +51,7 @@ const CONFIG_ONLY: Record<Exclude<keyof typeof defaults, OptionKey> | 'trace', s
   maxHeaderBytes: 'largest request headers, names and values (bytes)',
   authTokens: 'tokens in the config itself: "token" or {"name", "token", "maxSessions", "admin", "share"}',
   fileInputDirectories: 'directories file inputs may take files from (empty: anywhere)',
+  extensions: 'browser extensions sessions may install (Firefox add-ons, moz/addon/install): allowed or not, and the directories a path may name',
   tempDir: "where browsers' profiles, uploads and downloads go (default: the system's temporary directory)",
   native: 'the native backend: its Chromium, the binaries and switches capabilities may ask for',
   routes: 'capabilities to backend, before the default routes: [{"match", "backend", "upstream"}]',

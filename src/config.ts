@@ -69,6 +69,11 @@ export interface Config {
   allowOrigins: string[];
   /** Directories file inputs may take files from (Element Send Keys); empty: anywhere. */
   fileInputDirectories: string[];
+  /**
+   * Browser extensions a session may install (geckodriver's moz/addon/install): none unless
+   * allowed; one given by its path only from these directories (an add-on is code the browser runs).
+   */
+  extensions: { allowInstall: boolean; directories: string[] };
   tempDir: string;
   native: { binary: string; allowedBinaries: string[]; allowedArgs: string[] };
   /** Capabilities → backend (src/webdriver/routing.ts), before the default routes. */
@@ -168,6 +173,22 @@ function native(v: unknown, name: string): Config['native'] {
     throw new ConfigError(`${name}.allowedArgs must be an array of switch names such as "--proxy-server"`);
   }
   return { binary, allowedBinaries: allowed, allowedArgs };
+}
+
+/** Absolute directory paths: a list, or a comma-separated string. */
+const directories: Check = (v, name) => {
+  const list = typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter(Boolean) : v;
+  if (!Array.isArray(list) || !list.every((x) => typeof x === 'string' && x.startsWith('/'))) {
+    throw new ConfigError(`${name} must be a list of absolute directory paths (got ${JSON.stringify(v)})`);
+  }
+  return list;
+};
+
+function extensions(v: unknown, name: string): Config['extensions'] {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ConfigError(`${name} must be an object`);
+  const o = { ...defaults.extensions, ...(v as Record<string, unknown>) };
+  for (const key of Object.keys(o)) if (!Object.hasOwn(defaults.extensions, key)) throw new ConfigError(`unknown setting ${name}.${key}`);
+  return { allowInstall: bool(o.allowInstall, `${name}.allowInstall`) as boolean, directories: directories(o.directories, `${name}.directories`) as string[] };
 }
 
 function pool(v: unknown, name: string): PoolConfig {
@@ -317,13 +338,8 @@ const SCHEMA: Record<keyof Config, Check> = {
   requireAuthOnLoopback: bool,
   allowHosts: names(/^[a-z0-9.-]+$/i, 'host names'),
   allowOrigins: names(/^(https?:\/\/[^/\s]+|null)$/i, 'origins such as https://ci.example:8443'),
-  fileInputDirectories: (v, name) => {
-    const list = typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter(Boolean) : v;
-    if (!Array.isArray(list) || !list.every((x) => typeof x === 'string' && x.startsWith('/'))) {
-      throw new ConfigError(`${name} must be a list of absolute directory paths (got ${JSON.stringify(v)})`);
-    }
-    return list;
-  },
+  fileInputDirectories: directories,
+  extensions,
   tempDir: nullable(str),
   native,
   routes,

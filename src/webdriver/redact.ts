@@ -7,8 +7,8 @@ import { JsonText, TextBody } from './json.ts';
 
 export const REDACTED = '[redacted]';
 
-/** Keys whose values are credentials wherever they appear in parameters or results. */
-const SECRET_KEY = /^(password|passwd|pass|secret|token|access[-_]?token|api[-_]?key|authorization|cookie|set-cookie|proxy-authorization)$/i;
+/** Keys whose values are credentials wherever they appear in parameters or results (WebAuthn's: a passkey's private key, its id, user handle and blob). */
+const SECRET_KEY = /^(password|passwd|pass|secret|token|access[-_]?token|api[-_]?key|authorization|cookie|set-cookie|proxy-authorization|private[-_]?key|credential[-_]?id|user[-_]?handle|large[-_]?blob)$/i;
 /** Keys under which cookies come (Add Cookie's `cookie`, BiDi's `cookies`): each cookie's value is hidden, its name kept. */
 const COOKIE_KEY = /^cookies?$/i;
 /** Secrets shorter than this are masked only where they were typed, not searched for elsewhere. */
