@@ -205,7 +205,7 @@ export async function keepLogs(session: Session, prefs: LoggingPrefs): Promise<v
   if (prefs.browser !== 'OFF') browser.onBrowserLog?.((entry) => logs.browser(entry));
   if (prefs.performance) {
     const perf = prefs.performance;
-    if (!browser.onProtocolEvent) throw error('session not created', `${PREFS}.performance: the performance log is Chromium's DevTools protocol events; the ${browser.browserName} browser of this backend has none`);
+    if (!browser.onProtocolEvent) throw error('session not created', `${PREFS}.performance: the performance log is Chromium's DevTools protocol events, which this backend does not give for ${browser.browserName} (the native backend's Chromium does)`);
     browser.onProtocolEvent(perfDomains(perf), (event) => logs.performance(event));
     if (perf.traceCategories.length) {
       if (!browser.startTracing) throw error('session not created', `${PERF}.traceCategories: this backend's ${browser.browserName} cannot trace`);

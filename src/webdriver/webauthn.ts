@@ -48,15 +48,12 @@ export function authenticatorConfiguration(v: unknown): AuthenticatorConfigurati
 export function credentialParameters(v: unknown): CredentialParameters {
   const body = v as Body;
   if (typeof body.isResidentCredential !== 'boolean') throw error('invalid argument', 'isResidentCredential must be a boolean');
+  const credentialId = base64url(body.credentialId, 'credentialId');
+  const rpId = requiredString(body, 'rpId');
+  const privateKey = base64url(body.privateKey, 'privateKey');
   // §11.6: the credential's initial signature counter.
   if (!Number.isInteger(body.signCount) || (body.signCount as number) < 0) throw error('invalid argument', 'signCount must be a non-negative integer');
-  const credential: CredentialParameters = {
-    credentialId: base64url(body.credentialId, 'credentialId'),
-    isResidentCredential: body.isResidentCredential,
-    rpId: requiredString(body, 'rpId'),
-    privateKey: base64url(body.privateKey, 'privateKey'),
-    signCount: body.signCount as number,
-  };
+  const credential: CredentialParameters = { credentialId, isResidentCredential: body.isResidentCredential, rpId, privateKey, signCount: body.signCount as number };
   for (const key of ['userHandle', 'largeBlob'] as const) if (body[key] !== undefined && body[key] !== null) credential[key] = base64url(body[key], key);
   for (const key of ['backupEligibility', 'backupState'] as const) {
     const value = optionalBoolean(body, key);

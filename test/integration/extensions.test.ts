@@ -324,6 +324,39 @@ describe('Chromium (native backend)', () => {
   });
 });
 
+describe('Chromium (Playwright backend, through its CDP sessions)', () => {
+  test('permissions, a passkey, the network cut, the full page and the browser log', async () => {
+    const driver = (await chromeDriver({ 'wdgate:options': { backend: 'playwright' }, 'goog:loggingPrefs': { browser: 'ALL' } })) as WebAuthnDriver;
+    try {
+      assert.equal((await driver.getCapabilities()).get('wdgate:options').backend, 'playwright');
+      await driver.get(site.page('<div style="height: 2000px"></div><script>console.warn("from the page")</script>'));
+      for (const state of ['granted', 'denied'] as const) {
+        await driver.setPermission('geolocation', state);
+        assert.equal(await permissionState(driver, 'geolocation'), state);
+      }
+      const options = new VirtualAuthenticatorOptions();
+      options.setTransport('internal' as never);
+      options.setHasResidentKey(true);
+      options.setHasUserVerification(true);
+      options.setIsUserVerified(true);
+      await driver.addVirtualAuthenticator(options);
+      const created = await driver.executeAsyncScript<string>(`const done = arguments[0];
+        navigator.credentials.create({publicKey: {rp: {id: 'localhost', name: 'site'}, user: {id: new Uint8Array([1]), name: 'ann', displayName: 'Ann'},
+          challenge: new Uint8Array(16), pubKeyCredParams: [{type: 'public-key', alg: -7}], authenticatorSelection: {residentKey: 'required'}}}).then((c) => done(c.id), (e) => done('error ' + e.name))`);
+      assert.doesNotMatch(created, /^error/);
+      assert.equal(Buffer.from((await driver.getCredentials())[0]!.id()).toString('base64url'), created);
+      await driver.setNetworkConditions({ offline: true, latency: 0, download_throughput: -1, upload_throughput: -1 });
+      assert.equal(await driver.executeAsyncScript(`const done = arguments[0]; fetch('/api', {cache: 'no-store'}).then(() => done('ok'), () => done('failed'))`), 'failed');
+      await driver.deleteNetworkConditions();
+      assert.ok(decodePng((await raw(driver, 'GET', '/screenshot/full')).value).height >= 2000);
+      const log = (await driver.manage().logs().get('browser')).map((e) => `${e.level.name} ${e.message}`);
+      assert.ok(log.some((m) => /^WARNING http:\/\/localhost:\d+\/html\/\d+ \d+:\d+ from the page$/.test(m)), log.join('\n'));
+    } finally {
+      await driver.quit();
+    }
+  });
+});
+
 describe('pass-through (remote → chromedriver)', () => {
   test('the extension commands are forwarded to chromedriver, which answers them', async () => {
     const driver = (await chromeDriver({ 'wdgate:options': { backend: 'remote' } })) as WebAuthnDriver;
