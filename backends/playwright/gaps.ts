@@ -10,7 +10,7 @@ export const GAPS = {
   computedRole: 'computed role and label are not available through Playwright (its ARIA snapshots are its own computation, not the browser\'s)',
   userActivation: "Playwright's evaluate gives the page user activation, reads included",
   performanceLog: "Playwright gives no raw DevTools events of a page's own targets: the performance log is the native backend's",
-  networkLog: "Playwright reports no browser messages (Chromium's \"network\" source: a resource that failed to load) in its console events",
+  networkLog: "Playwright reports the browser's own messages (a resource that failed to load) as console errors at 0:0, and console arguments in its own words; chromedriver's source \"network\" and its argument descriptions are the native backend's",
   keyboardLayout: "Playwright's keyboard is the US layout: numpad keys come as their NumLock-off keys, other layouts' characters as text input without key events",
 } as const;
 

@@ -93,12 +93,17 @@ const MAX_UNREAD_BYTES = 16 * 1024 * 1024;
 
 class WebDriverLog {
   readonly #min: number;
+  /** Entries kept, from #first on (those before it were let go: compacted now and then, not shifted one by one). */
   #entries: LogEntry[] = [];
+  #first = 0;
   #bytes = 0;
   /** Entries let go unread since the last warning of it. */
   dropped = 0;
 
-  constructor(readonly type: string, level: LogLevel) {
+  constructor(
+    readonly type: string,
+    level: LogLevel,
+  ) {
     this.#min = LOG_LEVELS.indexOf(level);
   }
 
@@ -110,15 +115,21 @@ class WebDriverLog {
     if (!this.wants(entry.level)) return;
     this.#entries.push(entry);
     this.#bytes += entry.message.length;
-    while (this.#bytes > MAX_UNREAD_BYTES && this.#entries.length > 1) {
-      this.#bytes -= this.#entries.shift()!.message.length;
+    while (this.#bytes > MAX_UNREAD_BYTES && this.#entries.length - this.#first > 1) {
+      this.#bytes -= this.#entries[this.#first++]!.message.length;
       this.dropped++;
+    }
+    if (this.#first > 1024 && this.#first > this.#entries.length / 2) {
+      this.#entries = this.#entries.slice(this.#first);
+      this.#first = 0;
     }
   }
 
   take(): LogEntry[] {
-    const taken = this.#entries.length <= MAX_RETURNED ? this.#entries : this.#entries.slice(0, MAX_RETURNED);
-    this.#entries = taken === this.#entries ? [] : this.#entries.slice(MAX_RETURNED);
+    const end = Math.min(this.#entries.length, this.#first + MAX_RETURNED);
+    const taken = this.#entries.slice(this.#first, end);
+    this.#entries = this.#entries.slice(end);
+    this.#first = 0;
     for (const entry of taken) this.#bytes -= entry.message.length;
     return taken;
   }
