@@ -153,10 +153,12 @@ export class SessionLogs {
   }
 
   browser(entry: BrowserLogEntry): void {
+    const log = this.#logs.get('browser')!;
+    if (!log.wants(entry.level)) return;
     // chromedriver's message: where (the URL, else the source), the position (line:column, a
     // line, or "-"), then the text.
     const position = entry.line === undefined ? '-' : entry.column === undefined ? String(entry.line) : `${entry.line}:${entry.column}`;
-    this.#logs.get('browser')!.add({ level: entry.level, message: `${entry.url || entry.source} ${position} ${entry.text}`, source: entry.source, timestamp: entry.timestamp });
+    log.add({ level: entry.level, message: `${entry.url || entry.source} ${position} ${entry.text}`, source: entry.source, timestamp: entry.timestamp });
   }
 
   performance(event: ProtocolEvent, level: EntryLevel = 'INFO'): void {
