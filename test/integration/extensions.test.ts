@@ -296,7 +296,7 @@ describe('Chromium (native backend)', () => {
     }
   });
 
-  test('the full-page screenshot (chromedriver’s /screenshot/full) is the whole document; moz/context and add-ons are Firefox’s', async () => {
+  test('the full-page screenshot (chromedriver’s /screenshot/full) is the whole document; moz/context is Firefox’s; add-ons are off unless the operator allows them', async () => {
     const driver = await chromeDriver();
     try {
       await driver.get(site.page('<div style="height: 3000px; background: linear-gradient(red, blue)"></div>'));
@@ -308,7 +308,7 @@ describe('Chromium (native backend)', () => {
       assert.equal((await raw(driver, 'GET', '/moz/context')).value.error, 'unsupported operation');
       const install = await raw(driver, 'POST', '/moz/addon/install', { addon: 'UEsFBgAAAAAAAAAAAAAAAAAAAAAAAA==', temporary: true });
       assert.equal(install.value.error, 'unsupported operation');
-      assert.match(install.value.message, /Firefox/);
+      assert.match(install.value.message, /extensions\.allowInstall/, 'add-ons are off unless the operator allows them');
     } finally {
       await driver.quit();
     }
@@ -378,41 +378,55 @@ describe('pass-through (remote → chromedriver)', () => {
 });
 
 describe('Firefox (native backend, WebDriver BiDi)', () => {
+  // A gateway that allows add-ons (from one directory), and a Firefox session sharing its browser.
+  let allowing: TestGateway;
+  let shared: WebDriver;
+  let dir: string;
+  let elsewhere: string;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'wdgate-addons-'));
+    elsewhere = mkdtempSync(join(tmpdir(), 'wdgate-not-addons-'));
+    allowing = await startGateway([], { config: { pool: { minWarm: 0 }, extensions: { allowInstall: true, directories: [dir] } } });
+    shared = await firefoxDriver(allowing.url);
+  });
+
+  after(async () => {
+    await shared?.quit();
+    const pid = allowing?.process.pid;
+    await allowing?.stop();
+    if (pid) assert.equal(await leftoverBrowsers(pid), 0);
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(elsewhere, { recursive: true, force: true });
+  });
+
+  const rawOn = async (driver: WebDriver, method: string, path: string, body?: unknown) => allowing.client.raw(method, `/session/${(await driver.getSession()).getId()}${path}`, body);
+
   test('permissions through BiDi, the network cut, the full page, moz/context; what BiDi has not is unsupported operation', async () => {
-    const driver = await firefoxDriver();
-    try {
-      const page = site.page('<div style="height: 3000px"></div>');
-      await driver.get(page);
-      await raw(driver, 'POST', '/permissions', { descriptor: { name: 'geolocation' }, state: 'granted' }).then((r) => assert.equal(r.status, 200, JSON.stringify(r.value)));
-      assert.equal(await permissionState(driver, 'geolocation'), 'granted');
-      await raw(driver, 'POST', '/permissions', { descriptor: { name: 'geolocation' }, state: 'denied' });
-      assert.equal(await permissionState(driver, 'geolocation'), 'denied');
-      // Offline: yes; throttled: a declared gap.
-      await raw(driver, 'POST', '/chromium/network_conditions', { network_conditions: { offline: true, latency: 0, download_throughput: -1, upload_throughput: -1 } });
-      assert.equal(await driver.executeAsyncScript(`const done = arguments[0]; fetch('/api', {cache: 'no-store'}).then(() => done('ok'), () => done('failed'))`), 'failed');
-      await raw(driver, 'DELETE', '/chromium/network_conditions');
-      assert.equal(await driver.executeAsyncScript(`const done = arguments[0]; fetch('/api', {cache: 'no-store'}).then(() => done('ok'), () => done('failed'))`), 'ok');
-      const throttled = await raw(driver, 'POST', '/chromium/network_conditions', { network_name: 'GPRS' });
-      assert.equal(throttled.value.error, 'unsupported operation');
-      // geckodriver's full page, through selenium-webdriver's Firefox driver.
-      const full = decodePng(await (driver as firefox.Driver).takeFullPageScreenshot());
-      assert.ok(full.height >= 3000, `the whole document: ${full.height} px`);
-      assert.equal(await (driver as firefox.Driver).getContext(), 'content');
-      await (driver as firefox.Driver).setContext(firefox.Context.CONTENT);
-      await assert.rejects((driver as firefox.Driver).setContext(firefox.Context.CHROME), /chrome context is not offered/);
-      for (const path of ['/webauthn/authenticator', '/fedcm/resetcooldown']) assert.equal((await raw(driver, 'POST', path, { protocol: 'ctap2', transport: 'usb' })).value.error, 'unsupported operation', path);
-      // Add-ons are off unless the operator allows them.
-      const install = await raw(driver, 'POST', '/moz/addon/install', { addon: 'UEsFBgAAAAAAAAAAAAAAAAAAAAAAAA==', temporary: true });
-      assert.equal(install.value.error, 'unsupported operation');
-      assert.match(install.value.message, /extensions\.allowInstall/);
-    } finally {
-      await driver.quit();
-    }
+    const driver = shared;
+    const page = site.page('<div style="height: 3000px"></div>');
+    await driver.get(page);
+    await rawOn(driver, 'POST', '/permissions', { descriptor: { name: 'geolocation' }, state: 'granted' }).then((r) => assert.equal(r.status, 200, JSON.stringify(r.value)));
+    assert.equal(await permissionState(driver, 'geolocation'), 'granted');
+    await rawOn(driver, 'POST', '/permissions', { descriptor: { name: 'geolocation' }, state: 'denied' });
+    assert.equal(await permissionState(driver, 'geolocation'), 'denied');
+    // Offline: yes; throttled: a declared gap.
+    const fetchApi = () => driver.executeAsyncScript(`const done = arguments[0]; fetch('/api', {cache: 'no-store'}).then(() => done('ok'), () => done('failed'))`);
+    await rawOn(driver, 'POST', '/chromium/network_conditions', { network_conditions: { offline: true, latency: 0, download_throughput: -1, upload_throughput: -1 } });
+    assert.equal(await fetchApi(), 'failed');
+    await rawOn(driver, 'DELETE', '/chromium/network_conditions');
+    assert.equal(await fetchApi(), 'ok');
+    assert.equal((await rawOn(driver, 'POST', '/chromium/network_conditions', { network_name: 'GPRS' })).value.error, 'unsupported operation');
+    // geckodriver's full page, through selenium-webdriver's Firefox driver.
+    const full = decodePng(await (driver as firefox.Driver).takeFullPageScreenshot());
+    assert.ok(full.height >= 3000, `the whole document: ${full.height} px`);
+    assert.equal(await (driver as firefox.Driver).getContext(), 'content');
+    await (driver as firefox.Driver).setContext(firefox.Context.CONTENT);
+    await assert.rejects((driver as firefox.Driver).setContext(firefox.Context.CHROME), /chrome context is not offered/);
+    for (const path of ['/webauthn/authenticator', '/fedcm/resetcooldown']) assert.equal((await rawOn(driver, 'POST', path, { protocol: 'ctap2', transport: 'usb' })).value.error, 'unsupported operation', path);
   });
 
   test('add-ons, where the operator allows them: into a browser of its own only, a path only from the allowed directories', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wdgate-addons-'));
-    const elsewhere = mkdtempSync(join(tmpdir(), 'wdgate-not-addons-'));
     // A WebExtension whose content script marks every page it runs in.
     const xpi = zipSync({
       'manifest.json': strToU8(JSON.stringify({ manifest_version: 2, name: 'marker', version: '1.0', browser_specific_settings: { gecko: { id: 'marker@wdgate.test' } }, content_scripts: [{ matches: ['<all_urls>'], js: ['mark.js'], run_at: 'document_start' }] })),
@@ -420,13 +434,11 @@ describe('Firefox (native backend, WebDriver BiDi)', () => {
     });
     writeFileSync(join(dir, 'marker.xpi'), xpi);
     writeFileSync(join(elsewhere, 'marker.xpi'), xpi);
-    const allowing = await startGateway([], { config: { pool: { minWarm: 0 }, extensions: { allowInstall: true, directories: [dir] } } });
-    const shared = await firefoxDriver(allowing.url);
+    const refused = await rawOn(shared, 'POST', '/moz/addon/install', { addon: Buffer.from(xpi).toString('base64'), temporary: true });
+    assert.equal(refused.value.error, 'unsupported operation');
+    assert.match(refused.value.message, /ownBrowser/);
     const own = await firefoxDriver(allowing.url, { 'wdgate:options': { ownBrowser: true } });
     try {
-      const refused = await allowing.client.raw('POST', `/session/${(await shared.getSession()).getId()}/moz/addon/install`, { addon: Buffer.from(xpi).toString('base64'), temporary: true });
-      assert.equal(refused.value.error, 'unsupported operation');
-      assert.match(refused.value.message, /ownBrowser/);
       const page = site.page('<p>marked?</p>');
       const marked = async () => {
         await own.get(page);
@@ -438,16 +450,11 @@ describe('Firefox (native backend, WebDriver BiDi)', () => {
       assert.equal(await marked(), 'yes', "the add-on's content script runs");
       await (own as firefox.Driver).uninstallAddon(id);
       assert.equal(await marked(), null);
-      const outside = await allowing.client.raw('POST', `/session/${(await own.getSession()).getId()}/moz/addon/install`, { path: join(elsewhere, 'marker.xpi'), temporary: true });
+      const outside = await rawOn(own, 'POST', '/moz/addon/install', { path: join(elsewhere, 'marker.xpi'), temporary: true });
       assert.equal(outside.value.error, 'invalid argument');
       assert.match(outside.value.message, /extensions\.directories/);
     } finally {
-      await Promise.all([shared.quit(), own.quit()]);
-      const pid = allowing.process.pid!;
-      await allowing.stop();
-      assert.equal(await leftoverBrowsers(pid), 0);
-      rmSync(dir, { recursive: true, force: true });
-      rmSync(elsewhere, { recursive: true, force: true });
+      await own.quit();
     }
   });
 });

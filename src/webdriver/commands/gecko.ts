@@ -13,8 +13,9 @@ import { sessionCommand } from './types.ts';
 /** Whether the session may install or uninstall an add-on: the refusal names what would admit it. */
 function mayChangeAddons(gateway: Gateway, session: Session, command: string): void {
   const { browser } = session;
-  if (!browser.installAddon || !browser.uninstallAddon) throw error('unsupported operation', `${command}: add-ons are Firefox's (geckodriver), installed over its WebDriver BiDi; this backend's ${browser.browserName} takes none`);
+  // The operator's word first: where add-ons are off, that is the answer for every session.
   if (!gateway.extensions.allowInstall) throw error('unsupported operation', `${command}: installing browser extensions is off on this gateway (an add-on is code the browser runs); the operator allows it with extensions.allowInstall in the config`);
+  if (!browser.installAddon || !browser.uninstallAddon) throw error('unsupported operation', `${command}: add-ons are Firefox's (geckodriver), installed over its WebDriver BiDi; this backend's ${browser.browserName} takes none`);
   if (!session.ownBrowser) {
     throw error('unsupported operation', `${command}: this session shares its browser with other sessions, and an add-on would reach them all; a session with a browser of its own (wdgate:options.ownBrowser: true) may install one`);
   }
