@@ -83,6 +83,8 @@ export class PlaywrightContext implements DrivenBrowser {
   readonly #browserLogListeners: ((entry: BrowserLogEntry) => void)[] = [];
   readonly #network: PlaywrightNetwork;
   readonly #extensions: PlaywrightExtensions;
+  readonly virtualAuthenticators?: (handle: string) => Promise<VirtualAuthenticators>;
+  readonly fedCm?: (handle: string) => Promise<FedCmDialogs>;
   #nextId = 0;
   #closed = false;
   #downloads: string | undefined;
@@ -93,6 +95,12 @@ export class PlaywrightContext implements DrivenBrowser {
     this.#input = new PlaywrightInput(context, engine, (page, work) => this.#unblocked(page, work));
     this.#network = new PlaywrightNetwork(context, (page) => this.#states.get(page)?.handle);
     this.#extensions = new PlaywrightExtensions(context, engine);
+    // Chromium's own automation (its DevTools protocol): absent on Firefox, so that New Session
+    // answers no capability of them there.
+    if (engine === 'chromium') {
+      this.virtualAuthenticators = async (handle) => this.#extensions.virtualAuthenticators(this.#page(handle));
+      this.fedCm = async (handle) => this.#extensions.fedCm(this.#page(handle));
+    }
     this.browserName = engine === 'firefox' ? 'firefox' : 'chrome';
     this.browserVersion = version;
     this.initialWindow = this.#track(first);
@@ -178,13 +186,6 @@ export class PlaywrightContext implements DrivenBrowser {
     await this.#extensions.setPermission(this.#page(handle), descriptor, state, origin);
   }
 
-  async virtualAuthenticators(handle: string): Promise<VirtualAuthenticators> {
-    return this.#extensions.virtualAuthenticators(this.#page(handle));
-  }
-
-  async fedCm(handle: string): Promise<FedCmDialogs> {
-    return this.#extensions.fedCm(this.#page(handle));
-  }
 
   async emulateNetworkConditions(conditions: NetworkConditions | null): Promise<void> {
     await this.#extensions.emulateNetworkConditions([...this.#pages.values()].filter((page) => !page.isClosed()), conditions);
