@@ -546,7 +546,8 @@ export class NativeContext implements DrivenBrowser {
   }
 
   onProtocolEvent(domains: readonly string[], listener: (event: ProtocolEvent) => void): void {
-    this.#events.onProtocolEvent(domains, listener);
+    // Lifecycle events are puppeteer's to ask for (chromedriver never does): not the page's own.
+    this.#events.onProtocolEvent(domains, (event) => event.method !== 'Page.lifecycleEvent' && listener(event));
   }
 
   startTracing(categories: string[], bufferUsageReportingInterval: number, onEvent: (event: ProtocolEvent) => void): Promise<Tracing> {

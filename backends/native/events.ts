@@ -9,7 +9,7 @@
 import type { BrowserContext, CDPSession, Connection, Page, Protocol } from 'puppeteer-core';
 import { isTextMimeType, type BrowserLogEntry, type NetworkEntry, type PageError, type ProtocolEvent, type ResponseBodyLimits } from '../backend.ts';
 import { consoleEntry, exceptionEntry, logEntry } from '../chromium-automation.ts';
-import { cdp, connectionOf, frameClient, handleOf, parentSessionOf, sessionTarget } from './cdp.ts';
+import { cdp, connectionOf, frameClient, handleOf, ownSessionOf, parentSessionOf, sessionTarget } from './cdp.ts';
 
 type Headers = Record<string, string>;
 
@@ -135,6 +135,9 @@ export class ContextEvents {
       const target = sessionTarget(current);
       if (!target) return undefined;
       if (target.browserContext() !== this.#context) return null;
+      // Another client's session of the same target (the BiDi mapper's, a client's se:cdp): its
+      // events are the same page's again.
+      if (current === session && ownSessionOf(target) !== session) return null;
       if (target.type() === 'page') return handleOf(target);
     }
     return null;

@@ -134,6 +134,24 @@ describe('Chromium (native backend)', () => {
     }
   });
 
+  test('a BiDi session (the mapper attached to the same pages): each entry once', async () => {
+    const s = await gw.client.newSession({ webSocketUrl: true, 'goog:loggingPrefs': { browser: 'ALL', performance: 'ALL' } });
+    try {
+      await s.navigate(noisy);
+      const entries: RawEntry[] = [];
+      await eventually(async () => {
+        entries.push(...(await s.post('/se/log', { type: 'browser' })));
+        return entries.some((e) => e.message.endsWith('"done"'));
+      }, "the page's last console message never reached the browser log");
+      const messages = entries.map((e) => e.message);
+      assert.equal(new Set(messages).size, messages.length, messages.join('\n'));
+      const loads = (await s.post('/se/log', { type: 'performance' })).filter((e: RawEntry) => e.message.includes('"Page.loadEventFired"'));
+      assert.equal(loads.length, 1);
+    } finally {
+      await s.end();
+    }
+  });
+
   test('bad goog:loggingPrefs and perfLoggingPrefs are invalid argument at New Session', async () => {
     const newSession = (caps: Record<string, unknown>) =>
       gw.client.raw('POST', '/session', { capabilities: { alwaysMatch: { browserName: 'chrome', 'goog:chromeOptions': { args: ['--headless=new'] }, ...caps } } });
@@ -165,6 +183,7 @@ describe('Chromium (native backend)', () => {
       const methods = new Set(events.map((e) => e.message.method));
       for (const method of ['Page.frameNavigated', 'Page.loadEventFired']) assert.ok(methods.has(method), `${method} among ${[...methods].join(', ')}`);
       assert.ok(![...methods].some((m) => m.startsWith('Network.')), 'enableNetwork: false leaves the Network events out');
+      assert.ok(!methods.has('Page.lifecycleEvent'), 'no event chromedriver would not see (puppeteer asks for lifecycle events)');
       assert.ok(events.every((e) => e.webview === (events[0]!.webview)), 'one window: one webview');
       assert.ok(entries.every((e) => e.level.name === 'INFO'));
     } finally {
