@@ -172,7 +172,7 @@ export class SessionLogs {
   }
 
   /** The trace the performance log collects (traceCategories), ended with the session. */
-  collect(tracing: Tracing): void {
+  traceWith(tracing: Tracing): void {
     this.#tracing = tracing;
   }
 
@@ -225,7 +225,7 @@ export async function keepLogs(session: Session, prefs: LoggingPrefs): Promise<v
       if (!session.ownBrowser) {
         throw error('invalid argument', `${PERF}.traceCategories: a trace records every process of the browser, other sessions' pages included; it is served to a session with a browser of its own (wdgate:options.ownBrowser: true)`);
       }
-      logs.collect(await browser.startTracing(perf.traceCategories, perf.bufferUsageReportingInterval, (event) => logs.performance(event, event.method === 'Tracing.bufferUsage' ? 'WARNING' : 'INFO')));
+      logs.traceWith(await browser.startTracing(perf.traceCategories, perf.bufferUsageReportingInterval, (event) => logs.performance(event, event.method === 'Tracing.bufferUsage' ? 'WARNING' : 'INFO')));
     }
   }
   sessionLogs.set(session, logs);
