@@ -463,6 +463,49 @@ export interface DrivenBrowser {
   keepResponseBodies?(limits: ResponseBodyLimits): void;
   /** Every uncaught page exception of any window of this context from now on. */
   onPageError?(listener: (error: PageError) => void): void;
+
+  // Beside the W3C core: the extension commands chromedriver and geckodriver answer
+  // (src/webdriver/commands/logs.ts, permissions.ts, webauthn.ts, network-conditions.ts,
+  // fedcm.ts, gecko.ts). Absent where the engine has no way to do it (the command then answers
+  // `unsupported operation` naming the gap).
+  /**
+   * Every entry of the engine's own log for any window of this context from now on: console
+   * messages, uncaught exceptions and (Chromium) the browser's own messages such as a resource
+   * that failed to load (chromedriver's "browser" log).
+   */
+  onBrowserLog?(listener: (entry: BrowserLogEntry) => void): void;
+  /**
+   * Chromium: every DevTools protocol event of this context's windows (their frames and workers
+   * included) whose method starts with one of `domains` ("Network.", "Page."), from now on
+   * (chromedriver's "performance" log).
+   */
+  onProtocolEvent?(domains: readonly string[], listener: (event: ProtocolEvent) => void): void;
+  /**
+   * Chromium: record a trace of `categories` from now on (a browser of the session's own: a trace
+   * records every process). `collect` ends the trace so far, hands its events to `onEvent`, and
+   * starts the next; `stop` ends it.
+   */
+  startTracing?(categories: string[], bufferUsageReportingInterval: number, onEvent: (event: ProtocolEvent) => void): Promise<Tracing>;
+  /**
+   * W3C Permissions "Set Permission": `state` for `descriptor` (its name and the members of its
+   * kind), for `origin`, in this context only. A descriptor the engine refuses is InvalidParametersError.
+   */
+  setPermission?(handle: string, descriptor: PermissionDescriptor, state: PermissionState, origin: string): Promise<void>;
+  /** WebAuthn Level 2 §11: the virtual authenticators of the window's page (Chromium keeps them per page). */
+  virtualAuthenticators?(handle: string): Promise<VirtualAuthenticators>;
+  /** Throttle (or cut) the network of every window of this context, those opened later too; null: as it is. */
+  emulateNetworkConditions?(conditions: NetworkConditions | null): Promise<void>;
+  /** Chromium's FedCM dialogs of the window: from the first call on, they are shown to the session, not to a user. */
+  fedCm?(handle: string): Promise<FedCmDialogs>;
+  /** Base64 PNG of the window's whole document, beyond the viewport (geckodriver's and chromedriver's full-page screenshot). */
+  fullPageScreenshot?(handle: string): Promise<string>;
+  /**
+   * Install a browser extension (a Firefox add-on: an XPI, as base64 or by its path), temporary
+   * (gone with the browser) or not; answers its id. It reaches the whole browser: the W3C layer
+   * asks it only for a session with a browser of its own.
+   */
+  installAddon?(addon: { base64: string } | { path: string }, temporary: boolean): Promise<string>;
+  uninstallAddon?(id: string): Promise<void>;
   /**
    * The engine's own screencast of the window (the dashboard's live view, recordings, traces):
    * frames as base64 JPEG, the page as it is first, then as it changes, within `options` (default
@@ -500,6 +543,119 @@ export interface DrivenBrowser {
    * handles the prompt (the promise it returns) lets them go on.
    */
   onUserPromptOpened(listener: (handle: string, prompt: UserPrompt) => Promise<void> | void): void;
+}
+
+// ── Extension commands' values (see DrivenBrowser, "Beside the W3C core") ───────────────────
+
+/** An entry of the engine's log, as chromedriver's "browser" log takes it. */
+export interface BrowserLogEntry {
+  level: 'DEBUG' | 'INFO' | 'WARNING' | 'SEVERE';
+  /** console-api, javascript (an uncaught exception), network, or another of the engine's sources. */
+  source: string;
+  /** The script or resource it is about, and where in it (0-based, as the engine counts). */
+  url?: string;
+  line?: number;
+  column?: number;
+  text: string;
+  /** ms since the epoch */
+  timestamp: number;
+}
+
+/** A DevTools protocol event of a target (a window, a frame's or worker's own target, or the browser). */
+export interface ProtocolEvent {
+  /** The target's id ("browser" for the browser's own events). */
+  webview: string;
+  method: string;
+  params: unknown;
+  /** ms since the epoch, when it came */
+  timestamp: number;
+}
+
+export interface Tracing {
+  collect(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** W3C Permissions: a PermissionDescriptor (its `name`, and members some kinds take: sysex, userVisibleOnly …). */
+export interface PermissionDescriptor {
+  name: string;
+  [member: string]: unknown;
+}
+export type PermissionState = 'granted' | 'denied' | 'prompt';
+
+/** chromedriver's network conditions: latency in ms, throughputs in bytes per second (-1: not throttled). */
+export interface NetworkConditions {
+  offline: boolean;
+  latency: number;
+  download_throughput: number;
+  upload_throughput: number;
+}
+
+/** WebAuthn Level 2 §11.1 "Authenticator Extension Capabilities" and configuration, as Add Virtual Authenticator takes them. */
+export interface AuthenticatorConfiguration {
+  protocol: 'ctap1/u2f' | 'ctap2' | 'ctap2_1';
+  transport: string;
+  hasResidentKey?: boolean;
+  hasUserVerification?: boolean;
+  isUserConsenting?: boolean;
+  isUserVerified?: boolean;
+  defaultBackupEligibility?: boolean;
+  defaultBackupState?: boolean;
+  /** Extension identifiers the authenticator supports (largeBlob, credBlob, minPinLength, prf). */
+  extensions: string[];
+}
+
+/** WebAuthn Level 2 §11.6 "Credential Parameters": binary members as base64url. */
+export interface CredentialParameters {
+  credentialId: string;
+  isResidentCredential: boolean;
+  rpId: string;
+  /** PKCS#8, base64url. A secret: the seam hides it (src/webdriver/redact.ts). */
+  privateKey: string;
+  userHandle?: string;
+  signCount: number;
+  largeBlob?: string;
+  backupEligibility?: boolean;
+  backupState?: boolean;
+  userName?: string;
+  userDisplayName?: string;
+}
+
+/**
+ * The virtual authenticators of a window's page. An unknown authenticator or credential, or a
+ * value the engine refuses, is InvalidParametersError (the spec's invalid argument).
+ */
+export interface VirtualAuthenticators {
+  add(configuration: AuthenticatorConfiguration): Promise<string>;
+  remove(authenticatorId: string): Promise<void>;
+  addCredential(authenticatorId: string, credential: CredentialParameters): Promise<void>;
+  getCredentials(authenticatorId: string): Promise<CredentialParameters[]>;
+  removeCredential(authenticatorId: string, credentialId: string): Promise<void>;
+  removeAllCredentials(authenticatorId: string): Promise<void>;
+  setUserVerified(authenticatorId: string, isUserVerified: boolean): Promise<void>;
+  /** WebAuthn Level 3 "Set Credential Properties" (chromedriver has it). */
+  setCredentialProperties(authenticatorId: string, credentialId: string, properties: { backupEligibility?: boolean; backupState?: boolean }): Promise<void>;
+}
+
+/** A FedCM dialog the page opened (Chromium's FedCm.dialogShown). */
+export interface FedCmDialog {
+  dialogType: string;
+  title: string;
+  subtitle?: string;
+  accounts: unknown[];
+}
+
+/** The FedCM dialogs of a window: the one shown, and what a user could do with it. */
+export interface FedCmDialogs {
+  /** The dialog shown now, if any. */
+  dialog(): FedCmDialog | undefined;
+  selectAccount(accountIndex: number): Promise<void>;
+  /** ConfirmIdpLoginContinue, ErrorGotIt, ErrorMoreDetails; TermsOfService and PrivacyPolicy of account `index`. */
+  clickDialogButton(button: string, index?: number): Promise<void>;
+  dismiss(): Promise<void>;
+  /** Whether a dialog the user closed delays the page's next request (FedCM's rejection delay). */
+  setDelayEnabled(enabled: boolean): Promise<void>;
+  resetCooldown(): Promise<void>;
 }
 
 /** A console message of a page (console.log and friends), as the engine reports it. */

@@ -74,7 +74,8 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
   // any browser starts).
   const edge = loadEdge({ maxUrlLength: config.maxUrlLength, maxHeaderBytes: config.maxHeaderBytes });
   const { remote } = config;
-  const fileInputDirectories = realDirectories(config.fileInputDirectories);
+  const fileInputDirectories = realDirectories(config.fileInputDirectories, 'fileInputDirectories');
+  const extensions = { allowInstall: config.extensions.allowInstall, directories: realDirectories(config.extensions.directories, 'extensions.directories') ?? [] };
   // Who the browsers run as (backends/policy/browser-user.ts), before their launchers are made;
   // and what of the gateway's they must not read.
   const browserNotes = await setUpBrowsers(config, tls?.keyFile);
@@ -158,6 +159,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     pool,
     routes: config.routes,
     fileInputDirectories,
+    extensions,
     admission: { maxSessions: config.maxSessions, maxQueued: config.maxQueuedSessions, queueTimeout: config.sessionQueueTimeout, drainNotice: config.drainNoticePeriod },
     readyRequiresFreeSlot: config.readyRequiresFreeSlot,
     sessionIdleTimeout: config.sessionIdleTimeout,
@@ -249,15 +251,15 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
   };
 }
 
-/** The directories file inputs may read, as real paths (a symbolic link cannot lead out of them). */
-function realDirectories(dirs: string[]): string[] | null {
+/** Directories a session may read from (file inputs, add-ons), as real paths (a symbolic link cannot lead out of them). */
+function realDirectories(dirs: string[], setting: string): string[] | null {
   if (dirs.length === 0) return null;
   return dirs.map((dir) => {
     try {
       if (!statSync(dir).isDirectory()) throw new Error('not a directory');
       return realpathSync(dir);
     } catch (e) {
-      throw new ConfigError(`fileInputDirectories: ${dir} is not a readable directory (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      throw new ConfigError(`${setting}: ${dir} is not a readable directory (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
     }
   });
 }

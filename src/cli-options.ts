@@ -51,6 +51,7 @@ const CONFIG_ONLY: Record<Exclude<keyof typeof defaults, OptionKey> | 'trace', s
   maxHeaderBytes: 'largest request headers, names and values (bytes)',
   authTokens: 'tokens in the config itself: "token" or {"name", "token", "maxSessions", "admin", "share", "files"}',
   fileInputDirectories: 'directories file inputs may take files from (empty: anywhere)',
+  extensions: 'browser extensions sessions may install (Firefox add-ons, moz/addon/install): allowed or not, and the directories a path may name',
   tempDir: "where browsers' profiles, uploads and downloads go (default: the system's temporary directory)",
   browsers: "the user browsers run as when the gateway runs as root (made when missing; null: root, only with sandbox false), and whether they keep their sandbox",
   native: 'the native backend: its Chromium, the binaries capabilities may ask for, and Chromium switches, Firefox arguments and Firefox prefs sessions may pass besides the README table',

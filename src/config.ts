@@ -69,6 +69,11 @@ export interface Config {
   allowOrigins: string[];
   /** Directories file inputs may take files from (Element Send Keys); empty: anywhere. */
   fileInputDirectories: string[];
+  /**
+   * Browser extensions a session may install (geckodriver's moz/addon/install): none unless
+   * allowed; one given by its path only from these directories (an add-on is code the browser runs).
+   */
+  extensions: { allowInstall: boolean; directories: string[] };
   tempDir: string;
   /** Who browsers run as and whether they keep their sandbox (backends/policy/browser-user.ts). */
   browsers: { user: string | null; sandbox: boolean };
@@ -197,6 +202,22 @@ function browsers(v: unknown, name: string): Config['browsers'] {
   const user = o.user as unknown;
   if (user !== null && (typeof user !== 'string' || !/^[a-z_][a-z0-9_-]{0,31}$|^\d+$/.test(user))) throw new ConfigError(`${name}.user must be a user name (or null: the gateway's own user)`);
   return { user: user as string | null, sandbox: bool(o.sandbox, `${name}.sandbox`) as boolean };
+}
+
+/** Absolute directory paths: a list, or a comma-separated string. */
+const directories: Check = (v, name) => {
+  const list = typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter(Boolean) : v;
+  if (!Array.isArray(list) || !list.every((x) => typeof x === 'string' && x.startsWith('/'))) {
+    throw new ConfigError(`${name} must be a list of absolute directory paths (got ${JSON.stringify(v)})`);
+  }
+  return list;
+};
+
+function extensions(v: unknown, name: string): Config['extensions'] {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ConfigError(`${name} must be an object`);
+  const o = { ...defaults.extensions, ...(v as Record<string, unknown>) };
+  for (const key of Object.keys(o)) if (!Object.hasOwn(defaults.extensions, key)) throw new ConfigError(`unknown setting ${name}.${key}`);
+  return { allowInstall: bool(o.allowInstall, `${name}.allowInstall`) as boolean, directories: directories(o.directories, `${name}.directories`) as string[] };
 }
 
 function pool(v: unknown, name: string): PoolConfig {
@@ -349,13 +370,8 @@ const SCHEMA: Record<Exclude<keyof Config, 'configFile'>, Check> = {
   requireAuthOnLoopback: bool,
   allowHosts: names(/^[a-z0-9.-]+$/i, 'host names'),
   allowOrigins: names(/^(https?:\/\/[^/\s]+|null)$/i, 'origins such as https://ci.example:8443'),
-  fileInputDirectories: (v, name) => {
-    const list = typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter(Boolean) : v;
-    if (!Array.isArray(list) || !list.every((x) => typeof x === 'string' && x.startsWith('/'))) {
-      throw new ConfigError(`${name} must be a list of absolute directory paths (got ${JSON.stringify(v)})`);
-    }
-    return list;
-  },
+  fileInputDirectories: directories,
+  extensions,
   tempDir: nullable(str),
   browsers,
   native,

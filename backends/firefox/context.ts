@@ -11,6 +11,10 @@ import {
   UserPromptOpenedError,
   type AccessibleNode,
   type BidiEndpoint,
+  type BrowserLogEntry,
+  type NetworkConditions,
+  type PermissionDescriptor,
+  type PermissionState,
   type BidiOptions,
   type BrowsingContext,
   type CallOptions,
@@ -35,6 +39,7 @@ import { PromptGuard } from '../prompt-guard.ts';
 import { isPrintRefusal, WHEEL_SETTLED, withinBound } from '../shared.ts';
 import { FirefoxCookies } from './cookies.ts';
 import { FirefoxDownloads } from './downloads.ts';
+import * as extensions from './extensions.ts';
 import { BIDI_GAPS } from './gaps.ts';
 import { FirefoxBidiEndpoint } from './endpoint.ts';
 import { BidiError, type BidiHub, type BidiMessage, type Channel, type TreeNode } from './hub.ts';
@@ -81,6 +86,7 @@ export class FirefoxContext implements DrivenBrowser {
   readonly #downloads: FirefoxDownloads;
   readonly #consoleListeners: ((entry: ConsoleEntry) => void)[] = [];
   readonly #pageErrorListeners: ((error: PageError) => void)[] = [];
+  readonly #browserLogListeners: ((entry: BrowserLogEntry) => void)[] = [];
   readonly #network: FirefoxNetwork;
   /** The network events' subscription, made for the first listener. */
   #networkSubscribed: Promise<void> | undefined;
@@ -206,6 +212,10 @@ export class FirefoxContext implements DrivenBrowser {
     const source = params.source as { context?: string } | undefined;
     const window = source?.context ? { window: this.#hub.topLevel(source.context) } : {};
     const timestamp = Number(params.timestamp) || Date.now();
+    if (this.#browserLogListeners.length) {
+      const entry = extensions.browserLogEntry(params);
+      if (entry) for (const listener of this.#browserLogListeners) listener(entry);
+    }
     if (params.type === 'console') {
       const entry: ConsoleEntry = { level: String(params.method ?? params.level), text: String(params.text ?? ''), ...window, timestamp };
       for (const listener of this.#consoleListeners) listener(entry);
@@ -222,6 +232,35 @@ export class FirefoxContext implements DrivenBrowser {
 
   onPageError(listener: (error: PageError) => void): void {
     this.#pageErrorListeners.push(listener);
+  }
+
+  // ── Extension commands beside the W3C core (./extensions.ts) ───────────────────────────
+
+  onBrowserLog(listener: (entry: BrowserLogEntry) => void): void {
+    this.#browserLogListeners.push(listener);
+  }
+
+  async setPermission(handle: string, descriptor: PermissionDescriptor, state: PermissionState, origin: string): Promise<void> {
+    this.#open(handle);
+    await extensions.setPermission(this.#channel, this.#userContext, descriptor, state, origin);
+  }
+
+  async emulateNetworkConditions(conditions: NetworkConditions | null): Promise<void> {
+    await extensions.emulateNetworkConditions(this.#channel, this.#userContext, conditions);
+  }
+
+  async fullPageScreenshot(handle: string): Promise<string> {
+    const window = this.#open(handle);
+    const { data } = await this.#unblocked(window, () => this.#call<{ data: string }>('browsingContext.captureScreenshot', { context: handle, origin: 'document' }));
+    return data;
+  }
+
+  installAddon(addon: { base64: string } | { path: string }, temporary: boolean): Promise<string> {
+    return extensions.installAddon(this.#channel, addon, temporary);
+  }
+
+  uninstallAddon(id: string): Promise<void> {
+    return extensions.uninstallAddon(this.#channel, id);
   }
 
   /** The session's requests: Firefox's network events are subscribed to with the first listener. */

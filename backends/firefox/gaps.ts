@@ -23,4 +23,8 @@ export const BIDI_GAPS = {
   fullscreenDocument:
     "headless Firefox makes the window fullscreen (window.fullScreen, as geckodriver does) but not its document element: its documents never have focus when headless, and Firefox denies their fullscreen request, so document.fullscreenElement stays null",
   minimizedCapture: 'Firefox captures a minimized window as it is (the page is in the capture) without showing it again: its document stays hidden, where Chromium draws nothing until the gateway restores the window',
+  networkThrottling: "Firefox's WebDriver BiDi emulates only an offline network (emulation.setNetworkConditions): no latency and no throughput",
+  webAuthn: "Firefox's WebDriver BiDi has no virtual authenticators (geckodriver reaches them through Marionette, which wdgate does not drive)",
+  fedCm: 'FedCM is Chromium\'s automation (its DevTools protocol); Firefox has no FedCM dialogs to drive',
+  networkLog: "Firefox's BiDi log module has no entries for resources that failed to load (Chromium's \"network\" source)",
 } as const;

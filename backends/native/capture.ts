@@ -89,3 +89,12 @@ export async function printToPdf(page: Page, options: PrintOptions): Promise<str
     throw e;
   }
 }
+
+/** The whole document (its content size, beyond the viewport) as base64 PNG: the full-page screenshot. */
+export async function fullPageScreenshot(page: Page): Promise<string> {
+  const client = cdp(page);
+  const { cssContentSize } = await client.send('Page.getLayoutMetrics');
+  const clip = { x: 0, y: 0, width: Math.ceil(cssContentSize.width), height: Math.ceil(cssContentSize.height), scale: 1 };
+  const { data } = await client.send('Page.captureScreenshot', { format: 'png', clip, captureBeyondViewport: true });
+  return data;
+}

@@ -25,6 +25,11 @@ export function sessionTarget(session: CDPSession): Target | undefined {
   }
 }
 
+/** The session puppeteer itself drives a target through (others may attach to it too: the BiDi mapper, a client's CDP). */
+export function ownSessionOf(target: Target): CDPSession | undefined {
+  return (target as unknown as { _session(): CDPSession | undefined })._session();
+}
+
 /** The session a CDP session was attached under (a frame's: its page's; a page's: its tab's), if any. */
 export function parentSessionOf(session: CDPSession): CDPSession | undefined {
   const parent = (session as unknown as { parentSession(): CDPSession | undefined }).parentSession();

@@ -21,7 +21,15 @@ import {
   type ScreencastOptions,
   type ScreenshotFormat,
   type BidiEndpoint,
+  type BrowserLogEntry,
   type CdpEndpoint,
+  type FedCmDialogs,
+  type NetworkConditions,
+  type PermissionDescriptor,
+  type PermissionState,
+  type ProtocolEvent,
+  type Tracing,
+  type VirtualAuthenticators,
   type BidiOptions,
   type DrivenBrowser,
   type PageLoadStrategy,
@@ -35,7 +43,9 @@ import {
   type TouchInputEvent,
   type WheelInputEvent,
 } from '../backend.ts';
-import { cdp, frameClient, frameIdOf, handleOf } from './cdp.ts';
+import { cdp, connectionOf, frameClient, frameIdOf, handleOf } from './cdp.ts';
+import { fedCmDialogs, setPermission, virtualAuthenticators } from '../chromium-automation.ts';
+import { startTracing } from './tracing.ts';
 import { saveDownloads } from './downloads.ts';
 import { openMapper } from './bidi.ts';
 import { resolveSharedId, sharedIdOf, type PageAccess } from './shared-ids.ts';
@@ -84,6 +94,7 @@ const PROMPT_BLOCKED_PRIMITIVES = [
   'dispatchTouchInput',
   'dispatchWheelInput',
   'screenshot',
+  'fullPageScreenshot',
   'printToPdf', // print and accessibility
   'accessibleNode',
 ] as const satisfies readonly (keyof DrivenBrowser)[];
@@ -114,6 +125,10 @@ export class NativeContext implements DrivenBrowser {
   #closed = false;
   /** The browser's default context, adopted by its first session (it cannot be closed, only emptied). */
   #adopted = false;
+  /** Network conditions every window gets (chromedriver's network_conditions), those opened later too. */
+  #networkConditions: NetworkConditions | null = null;
+  /** Each page's FedCM dialogs, once a FedCM command asked for them. */
+  readonly #fedCm = new WeakMap<Page, Promise<FedCmDialogs>>();
 
   private constructor(context: BrowserContext, version: string, initialWindow: string, timeZone: string | undefined) {
     this.#context = context;
@@ -181,9 +196,16 @@ export class NativeContext implements DrivenBrowser {
     return tracking;
   }
 
-  /** Per-page settings every window of the session gets (the --default-time-zone). */
+  /** Per-page settings every window of the session gets (the --default-time-zone, network conditions). */
   async #emulate(page: Page): Promise<void> {
     if (this.#timeZone) await page.emulateTimezone(this.#timeZone).catch(() => {});
+    if (this.#networkConditions) await this.#emulateNetwork(page).catch(() => {});
+  }
+
+  #emulateNetwork(page: Page): Promise<void> {
+    const c = this.#networkConditions;
+    // puppeteer's: the page's target and its out-of-process frames' and workers', now and later.
+    return page.emulateNetworkConditions(c && { offline: c.offline, latency: c.latency, download: c.download_throughput, upload: c.upload_throughput });
   }
 
   onDisconnected(listener: () => void): void {
@@ -515,6 +537,52 @@ export class NativeContext implements DrivenBrowser {
 
   onConsoleMessage(listener: (entry: ConsoleEntry) => void): void {
     this.#consoleListeners.push(listener);
+  }
+
+  // ── chromedriver's and geckodriver's extension commands (../chromium-automation.ts) ──────
+
+  onBrowserLog(listener: (entry: BrowserLogEntry) => void): void {
+    this.#events.onBrowserLog(listener);
+  }
+
+  onProtocolEvent(domains: readonly string[], listener: (event: ProtocolEvent) => void): void {
+    // Lifecycle events are puppeteer's to ask for (chromedriver never does): not the page's own.
+    this.#events.onProtocolEvent(domains, (event) => event.method !== 'Page.lifecycleEvent' && listener(event));
+  }
+
+  startTracing(categories: string[], bufferUsageReportingInterval: number, onEvent: (event: ProtocolEvent) => void): Promise<Tracing> {
+    return startTracing(this.#browser, categories, bufferUsageReportingInterval, onEvent);
+  }
+
+  async setPermission(_handle: string, descriptor: PermissionDescriptor, state: PermissionState, origin: string): Promise<void> {
+    // This context's only (the default context, adopted by a browser's only session, has no id).
+    await setPermission(connectionOf(this.#browser), { descriptor, state, origin, ...(!this.#adopted && this.#context.id && { browserContextId: this.#context.id }) });
+  }
+
+  async virtualAuthenticators(handle: string): Promise<VirtualAuthenticators> {
+    return virtualAuthenticators(cdp(await this.#page(handle)));
+  }
+
+  async emulateNetworkConditions(conditions: NetworkConditions | null): Promise<void> {
+    this.#networkConditions = conditions;
+    await Promise.all([...this.#pages.values()].filter((page) => !page.isClosed()).map((page) => this.#emulateNetwork(page)));
+  }
+
+  async fedCm(handle: string): Promise<FedCmDialogs> {
+    const page = await this.#page(handle);
+    let dialogs = this.#fedCm.get(page);
+    if (!dialogs) {
+      dialogs = fedCmDialogs(cdp(page));
+      this.#fedCm.set(page, dialogs);
+      dialogs.catch(() => this.#fedCm.delete(page));
+    }
+    return dialogs;
+  }
+
+  async fullPageScreenshot(handle: string): Promise<string> {
+    const page = await this.#page(handle);
+    if (this.#minimized.delete(handle)) await this.#browser.setWindowBounds(await this.#windowId(handle), { windowState: 'normal' });
+    return capture.fullPageScreenshot(page);
   }
 
   async onNetworkRequest(listener: (entry: NetworkEntry) => void): Promise<void> {

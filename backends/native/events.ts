@@ -1,13 +1,15 @@
 // What a session's windows report over CDP for its trace: every request, each once it ended, as a
 // NetworkEntry (the HAR), from the Network domain's events; and uncaught exceptions
-// (Runtime.exceptionThrown). puppeteer enables both domains on every target it attaches to
+// (Runtime.exceptionThrown). For chromedriver's logs too: the browser log's console messages,
+// browser messages and exceptions, and the performance log's protocol events. puppeteer enables both domains on every target it attaches to
 // already; their events are read here only once somebody listens. Sessions are followed from the
 // moment they attach, paused before their page runs (a popup's own document request comes before
 // its page object), on the browser's connection: a session's window is known by its target (a
 // page of this context, or a frame or worker under one), and others' sessions are let go.
 import type { BrowserContext, CDPSession, Connection, Page, Protocol } from 'puppeteer-core';
-import { isTextMimeType, type NetworkEntry, type PageError, type ResponseBodyLimits } from '../backend.ts';
-import { cdp, connectionOf, frameClient, handleOf, parentSessionOf, sessionTarget } from './cdp.ts';
+import { isTextMimeType, type BrowserLogEntry, type NetworkEntry, type PageError, type ProtocolEvent, type ResponseBodyLimits } from '../backend.ts';
+import { consoleEntry, exceptionEntry, logEntry } from '../chromium-automation.ts';
+import { cdp, connectionOf, frameClient, handleOf, ownSessionOf, parentSessionOf, sessionTarget } from './cdp.ts';
 
 type Headers = Record<string, string>;
 
@@ -42,6 +44,8 @@ interface Pending {
 export class ContextEvents {
   readonly #networkListeners: ((entry: NetworkEntry) => void)[] = [];
   readonly #errorListeners: ((error: PageError) => void)[] = [];
+  readonly #logListeners: ((entry: BrowserLogEntry) => void)[] = [];
+  readonly #protocolListeners: { domains: readonly string[]; listener: (event: ProtocolEvent) => void }[] = [];
   readonly #context: BrowserContext;
   readonly #connection: Connection;
   readonly #pages: () => Iterable<Page>;
@@ -79,6 +83,16 @@ export class ContextEvents {
     this.#follow();
   }
 
+  onBrowserLog(listener: (entry: BrowserLogEntry) => void): void {
+    this.#logListeners.push(listener);
+    this.#follow();
+  }
+
+  onProtocolEvent(domains: readonly string[], listener: (event: ProtocolEvent) => void): void {
+    this.#protocolListeners.push({ domains, listener });
+    this.#follow();
+  }
+
   keepResponseBodies(limits: ResponseBodyLimits): void {
     this.#bodies = limits;
     this.#bodyBytesLeft = limits.total;
@@ -89,6 +103,8 @@ export class ContextEvents {
     this.#closed = true;
     this.#networkListeners.length = 0;
     this.#errorListeners.length = 0;
+    this.#logListeners.length = 0;
+    this.#protocolListeners.length = 0;
     this.#connection.off('sessionattached', this.#attached);
     this.#connection.off('sessiondetached', this.#forget);
     for (const session of [...this.#watched.keys()]) this.#forget(session);
@@ -119,6 +135,9 @@ export class ContextEvents {
       const target = sessionTarget(current);
       if (!target) return undefined;
       if (target.browserContext() !== this.#context) return null;
+      // Another client's session of the same target (the BiDi mapper's, a client's se:cdp): its
+      // events are the same page's again.
+      if (current === session && ownSessionOf(target) !== session) return null;
       if (target.type() === 'page') return handleOf(target);
     }
     return null;
@@ -140,13 +159,20 @@ export class ContextEvents {
     };
     const id = session.id();
     const key = (requestId: string) => `${id}/${requestId}`;
+    const log = (entry: BrowserLogEntry | undefined) => {
+      if (!entry || windowOf() === undefined) return;
+      for (const listener of this.#logListeners) listener(entry);
+    };
     const handlers: Record<string, (event: never) => void> = {
       'Runtime.exceptionThrown': (e: Protocol.Runtime.ExceptionThrownEvent) => {
+        if (this.#logListeners.length) log(exceptionEntry(e as never));
         const handle = this.#errorListeners.length ? windowOf() : undefined;
         if (handle === undefined) return;
         const error = pageError(e, handle);
         for (const listener of this.#errorListeners) listener(error);
       },
+      'Runtime.consoleAPICalled': (e: Protocol.Runtime.ConsoleAPICalledEvent) => this.#logListeners.length && log(consoleEntry(e as never)),
+      'Log.entryAdded': (e: Protocol.Log.EntryAddedEvent) => this.#logListeners.length && log(logEntry(e)),
       'Network.requestWillBeSent': (e: Protocol.Network.RequestWillBeSentEvent) => {
         const handle = this.#networkListeners.length ? windowOf() : undefined;
         if (handle === undefined) return;
@@ -198,9 +224,18 @@ export class ContextEvents {
       'Network.loadingFinished': (e: Protocol.Network.LoadingFinishedEvent) => this.#end(key(e.requestId), e.timestamp, e.encodedDataLength),
       'Network.loadingFailed': (e: Protocol.Network.LoadingFailedEvent) => this.#end(key(e.requestId), e.timestamp, -1, e.errorText),
     };
+    // The performance log: every event of its domains, by the target it came from.
+    const any = (method: unknown, params: unknown) => {
+      if (!this.#protocolListeners.length || typeof method !== 'string' || windowOf() === undefined) return;
+      const webview = sessionTarget(session);
+      const event: ProtocolEvent = { webview: webview ? handleOf(webview) : id, method, params, timestamp: Date.now() };
+      for (const { domains, listener } of this.#protocolListeners) if (domains.some((domain) => method.startsWith(domain))) listener(event);
+    };
     for (const [event, handler] of Object.entries(handlers)) session.on(event as never, handler as never);
+    session.on('*' as never, any as never);
     this.#watched.set(session, () => {
       for (const [event, handler] of Object.entries(handlers)) session.off(event as never, handler as never);
+      session.off('*' as never, any as never);
       const prefix = `${id}/`;
       for (const pending of this.#pending.keys()) if (pending.startsWith(prefix)) this.#pending.delete(pending);
       for (const late of this.#late.keys()) if (late.startsWith(prefix)) this.#late.delete(late);

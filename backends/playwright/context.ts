@@ -12,7 +12,13 @@ import {
   UnsupportedPrimitiveError,
   UserPromptOpenedError,
   type AccessibleNode,
+  type BrowserLogEntry,
   type BrowsingContext,
+  type FedCmDialogs,
+  type NetworkConditions,
+  type PermissionDescriptor,
+  type PermissionState,
+  type VirtualAuthenticators,
   type CallOptions,
   type ConsoleEntry,
   type CookieData,
@@ -37,6 +43,7 @@ import { afterNextTask, cookieData, isPrintRefusal, pathMatches } from '../share
 import { saveDownload } from './downloads.ts';
 import { FIREFOX_GAPS, GAPS } from './gaps.ts';
 import { PlaywrightInput } from './input.ts';
+import { consoleLogEntry, pageErrorLogEntry, PlaywrightExtensions } from './extensions.ts';
 import { followMainFrameLoading } from './loading.ts';
 import { PlaywrightNetwork } from './network.ts';
 import { PendingNavigations } from './pending.ts';
@@ -73,7 +80,11 @@ export class PlaywrightContext implements DrivenBrowser {
   readonly #pendingNavigations = new PendingNavigations();
   readonly #consoleListeners: ((entry: ConsoleEntry) => void)[] = [];
   readonly #pageErrorListeners: ((error: PageError) => void)[] = [];
+  readonly #browserLogListeners: ((entry: BrowserLogEntry) => void)[] = [];
   readonly #network: PlaywrightNetwork;
+  readonly #extensions: PlaywrightExtensions;
+  readonly virtualAuthenticators?: (handle: string) => Promise<VirtualAuthenticators>;
+  readonly fedCm?: (handle: string) => Promise<FedCmDialogs>;
   #nextId = 0;
   #closed = false;
   #downloads: string | undefined;
@@ -83,6 +94,13 @@ export class PlaywrightContext implements DrivenBrowser {
     this.#engine = engine;
     this.#input = new PlaywrightInput(context, engine, (page, work) => this.#unblocked(page, work));
     this.#network = new PlaywrightNetwork(context, (page) => this.#states.get(page)?.handle);
+    this.#extensions = new PlaywrightExtensions(context, engine);
+    // Chromium's own automation (its DevTools protocol): absent on Firefox, so that New Session
+    // answers no capability of them there.
+    if (engine === 'chromium') {
+      this.virtualAuthenticators = async (handle) => this.#extensions.virtualAuthenticators(this.#page(handle));
+      this.fedCm = async (handle) => this.#extensions.fedCm(this.#page(handle));
+    }
     this.browserName = engine === 'firefox' ? 'firefox' : 'chrome';
     this.browserVersion = version;
     this.initialWindow = this.#track(first);
@@ -109,8 +127,12 @@ export class PlaywrightContext implements DrivenBrowser {
     page.on('dialog', (dialog) => this.#dialogOpened(page, handle, dialog));
     page.on('console', (message) => {
       for (const listener of this.#consoleListeners) listener({ level: message.type(), text: message.text(), window: handle, timestamp: Date.now() });
+      const entry = this.#browserLogListeners.length ? consoleLogEntry(message) : undefined;
+      if (entry) for (const listener of this.#browserLogListeners) listener(entry);
     });
+    void this.#extensions.emulateOn(page).catch(() => {});
     page.on('pageerror', (error) => {
+      if (this.#browserLogListeners.length) for (const listener of this.#browserLogListeners) listener(pageErrorLogEntry(error));
       if (!this.#pageErrorListeners.length) return;
       // As the engine's own log writes it: "Error: boom".
       const pageError: PageError = { message: error.name ? `${error.name}: ${error.message}` : error.message, ...(error.stack && { stack: error.stack }), window: handle, timestamp: Date.now() };
@@ -152,6 +174,27 @@ export class PlaywrightContext implements DrivenBrowser {
 
   onPageError(listener: (error: PageError) => void): void {
     this.#pageErrorListeners.push(listener);
+  }
+
+  // ── Extension commands beside the W3C core (./extensions.ts) ───────────────────────────
+
+  onBrowserLog(listener: (entry: BrowserLogEntry) => void): void {
+    this.#browserLogListeners.push(listener);
+  }
+
+  async setPermission(handle: string, descriptor: PermissionDescriptor, state: PermissionState, origin: string): Promise<void> {
+    await this.#extensions.setPermission(this.#page(handle), descriptor, state, origin);
+  }
+
+
+  async emulateNetworkConditions(conditions: NetworkConditions | null): Promise<void> {
+    await this.#extensions.emulateNetworkConditions([...this.#pages.values()].filter((page) => !page.isClosed()), conditions);
+  }
+
+  async fullPageScreenshot(handle: string): Promise<string> {
+    const page = this.#page(handle);
+    const image = await this.#unblocked(page, () => page.screenshot({ type: 'png', fullPage: true, animations: 'allow', caret: 'initial', scale: 'css' }));
+    return image.toString('base64');
   }
 
   async saveDownloadsTo(directory: string): Promise<void> {
@@ -213,6 +256,7 @@ export class PlaywrightContext implements DrivenBrowser {
     this.#closed = true;
     for (const unlisten of this.#unlisten.splice(0)) unlisten();
     this.#network.close();
+    this.#extensions.close();
     await this.#context.close().catch(() => {});
   }
 

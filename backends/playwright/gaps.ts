@@ -9,6 +9,8 @@ export const GAPS = {
   penInput: 'pen input cannot be dispatched through Playwright',
   computedRole: 'computed role and label are not available through Playwright (its ARIA snapshots are its own computation, not the browser\'s)',
   userActivation: "Playwright's evaluate gives the page user activation, reads included",
+  performanceLog: "Playwright gives no raw DevTools events of a page's own targets: the performance log is the native backend's",
+  networkLog: "Playwright reports the browser's own messages (a resource that failed to load) as console errors at 0:0, and console arguments in its own words; chromedriver's source \"network\" and its argument descriptions are the native backend's",
   keyboardLayout: "Playwright's keyboard is the US layout: numpad keys come as their NumLock-off keys, other layouts' characters as text input without key events",
 } as const;
 
@@ -23,6 +25,9 @@ export const FIREFOX_GAPS = {
   focus: ENGINE_GAPS.focus,
   cookies: ENGINE_GAPS.cookies,
   print: ENGINE_GAPS.print,
+  devtools: "Firefox through Playwright has no DevTools protocol (virtual authenticators, FedCM, the performance log are Chromium's)",
+  permissionStates: "Playwright's Firefox only grants permissions (grantPermissions): it has no way to deny one or to make it ask again",
+  networkThrottling: "Playwright's Firefox only goes offline (setOffline): no latency and no throughput",
   releaseAfterPrompt:
     "after a prompt opened on a mouse press, Firefox holds the button pressed for Playwright's one mouse (the release the prompt refused never reached it), so the next press of it is no mousedown and its click is lost",
 } as const;

@@ -1,6 +1,6 @@
 // The closed set of W3C WebDriver error codes (spec §6.6 "Errors") and their HTTP statuses.
 // Every error the gateway answers with passes through here, once.
-import { NavigationTimeoutError, NoSuchWindowError, ScriptError, UnsupportedPrimitiveError } from '../../backends/backend.ts';
+import { InvalidParametersError, NavigationTimeoutError, NoSuchWindowError, ScriptError, UnsupportedPrimitiveError } from '../../backends/backend.ts';
 
 export const ERROR_STATUS = {
   'element click intercepted': 400,
@@ -85,6 +85,8 @@ export function toWebDriverError(e: unknown): WebDriverError {
   if (e instanceof ScriptError) return new WebDriverError('javascript error', e.message);
   // A backend that lacks a primitive says so on every command, never a silent difference.
   if (e instanceof UnsupportedPrimitiveError) return new WebDriverError('unsupported operation', e.message);
+  // The browser refused a primitive's values (a permission descriptor, an authenticator id).
+  if (e instanceof InvalidParametersError) return new WebDriverError('invalid argument', e.message);
   const message = e instanceof Error ? e.message : String(e);
   return new WebDriverError('unknown error', message);
 }

@@ -10,6 +10,7 @@ import type { Command } from './commands/types.ts';
 import { UserPromptOpenedError } from '../../backends/backend.ts';
 import { error, toWebDriverError, type WebDriverError } from './errors.ts';
 import { Seam } from './seam.ts';
+import { logsObserver } from './logging.ts';
 import { adoptSharedIds } from './shared-ids.ts';
 import { handleAnyUserPrompts } from './prompts.ts';
 import { Sessions, type AnySession } from './sessions.ts';
@@ -23,6 +24,8 @@ export interface GatewayOptions {
   routes: ConfiguredRoute[];
   /** Real paths of the directories file inputs may take files from; null: anywhere. */
   fileInputDirectories: string[] | null;
+  /** Browser extensions sessions may install (Firefox add-ons): allowed or not, and the real paths of the directories a path may name. */
+  extensions?: ExtensionsPolicy;
   environment: BackendEnvironment;
   pool: Pool;
   /** Most sessions at once, how New Session requests past it wait, the drain notice. */
@@ -38,6 +41,11 @@ export interface GatewayOptions {
   /** Names whose values are credentials (trace.secretNames, src/webdriver/credentials.ts). */
   secretNames: string[];
   log: Logger;
+}
+
+export interface ExtensionsPolicy {
+  allowInstall: boolean;
+  directories: string[];
 }
 
 /** One principal's place in the gateway: its sessions and its line of New Session requests. */
@@ -70,6 +78,7 @@ export class Gateway {
   readonly backends: AnyBackend[];
   readonly routes: ConfiguredRoute[];
   readonly fileInputDirectories: string[] | null;
+  readonly extensions: ExtensionsPolicy;
   readonly environment: BackendEnvironment;
   readonly pool: Pool;
   readonly admission: Admission;
@@ -89,6 +98,7 @@ export class Gateway {
     this.backends = options.backends;
     this.routes = options.routes;
     this.fileInputDirectories = options.fileInputDirectories;
+    this.extensions = options.extensions ?? { allowInstall: false, directories: [] };
     this.environment = options.environment;
     this.pool = options.pool;
     this.admission = new Admission(options.admission);
@@ -96,6 +106,8 @@ export class Gateway {
     this.newSessionRate = new RateLimit(options.newSessionsPerSecond);
     this.log = options.log;
     this.seam = new Seam(options.secretPatterns, options.secretNames);
+    // chromedriver's driver log is the W3C layer's own observer (./logging.ts).
+    this.seam.add(logsObserver);
     this.sessions = new Sessions(options.log, this.seam);
     this.sessions.reapIdle(options.sessionIdleTimeout);
   }

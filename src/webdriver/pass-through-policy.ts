@@ -39,5 +39,5 @@ export function rememberUpload(session: PassThroughSession, command: string, val
   if (UPLOADS.has(command) && typeof value === 'string') session.uploads.add(value);
 }
 
-/** Selenium's upload, and the older path chromedriver serves (its /se/file is unknown there). */
-export const UPLOADS = new Set(['uploadFile', 'POST /file']);
+/** Selenium's upload (/se/file, and the older /file chromedriver serves: one command in the route table). */
+export const UPLOADS = new Set(['uploadFile']);

@@ -73,7 +73,8 @@ export class Redactor {
     const named = typeof (v as { name?: unknown }).name === 'string' && this.#names.test((v as { name: string }).name);
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(v)) {
-      if (value === null || value === undefined) out[key] = value;
+      // A flag is no secret (`isResidentCredential: true`, `httpOnly: false`): kept under any name.
+      if (value === null || value === undefined || typeof value === 'boolean') out[key] = value;
       else if (named && key === 'value') out[key] = REDACTED;
       else if (COOKIE_KEY.test(key) && typeof value === 'object') out[key] = this.cookies(value, depth + 1);
       else out[key] = this.#names.test(key) ? REDACTED : this.value(value, depth + 1);

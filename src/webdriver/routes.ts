@@ -23,6 +23,8 @@ export interface Route extends CommandFacts {
   method: Method;
   path: string; // template: `{name}` segments are URL parameters
   command: string; // the spec's command name, camel-cased
+  /** Another path of a command routed above (an older one clients still send): its facts are that route's. */
+  alias?: true;
 }
 
 const S = '/session/{sessionId}';
@@ -121,6 +123,45 @@ export const routes = [
   { method: 'POST', path: `${S}/se/event`, command: 'sessionEvent', looksAround: true },
   // chromedriver's CDP command (Python Selenium's execute_cdp_cmd).
   { method: 'POST', path: `${S}/goog/cdp/execute`, command: 'executeCdpCommand' },
+  // Extension commands chromedriver and geckodriver answer (README "Extension commands").
+  // chromedriver's logs (goog:loggingPrefs): what driver.manage().logs() and get_log() send.
+  { method: 'GET', path: `${S}/se/log/types`, command: 'getAvailableLogTypes', looksAround: true },
+  { method: 'POST', path: `${S}/se/log`, command: 'getLog', looksAround: true },
+  // W3C Permissions §"Automation": Set Permission.
+  { method: 'POST', path: `${S}/permissions`, command: 'setPermission' },
+  // WebAuthn Level 2 §11 "WebDriver Extensions" (and Level 3's Set Credential Properties).
+  { method: 'POST', path: `${S}/webauthn/authenticator`, command: 'addVirtualAuthenticator' },
+  { method: 'DELETE', path: `${S}/webauthn/authenticator/{authenticatorId}`, command: 'removeVirtualAuthenticator' },
+  { method: 'POST', path: `${S}/webauthn/authenticator/{authenticatorId}/credential`, command: 'addCredential' },
+  { method: 'GET', path: `${S}/webauthn/authenticator/{authenticatorId}/credentials`, command: 'getCredentials' },
+  { method: 'DELETE', path: `${S}/webauthn/authenticator/{authenticatorId}/credentials/{credentialId}`, command: 'removeCredential' },
+  { method: 'DELETE', path: `${S}/webauthn/authenticator/{authenticatorId}/credentials`, command: 'removeAllCredentials' },
+  { method: 'POST', path: `${S}/webauthn/authenticator/{authenticatorId}/uv`, command: 'setUserVerified' },
+  { method: 'POST', path: `${S}/webauthn/authenticator/{authenticatorId}/credentials/{credentialId}/props`, command: 'setCredentialProperties' },
+  // chromedriver's network conditions (Selenium's setNetworkConditions).
+  { method: 'GET', path: `${S}/chromium/network_conditions`, command: 'getNetworkConditions' },
+  { method: 'POST', path: `${S}/chromium/network_conditions`, command: 'setNetworkConditions' },
+  { method: 'DELETE', path: `${S}/chromium/network_conditions`, command: 'deleteNetworkConditions' },
+  // FedCM's automation (Federated Credential Management §"Automation"), as chromedriver routes it.
+  { method: 'POST', path: `${S}/fedcm/canceldialog`, command: 'cancelFedCmDialog', changesPage: true },
+  { method: 'POST', path: `${S}/fedcm/selectaccount`, command: 'selectFedCmAccount', changesPage: true },
+  { method: 'POST', path: `${S}/fedcm/clickdialogbutton`, command: 'clickFedCmDialogButton', changesPage: true },
+  { method: 'GET', path: `${S}/fedcm/accountlist`, command: 'getFedCmAccountList' },
+  { method: 'GET', path: `${S}/fedcm/gettitle`, command: 'getFedCmTitle' },
+  { method: 'GET', path: `${S}/fedcm/getdialogtype`, command: 'getFedCmDialogType' },
+  { method: 'POST', path: `${S}/fedcm/setdelayenabled`, command: 'setFedCmDelay' },
+  { method: 'POST', path: `${S}/fedcm/resetcooldown`, command: 'resetFedCmCooldown' },
+  // geckodriver's: the full page, add-ons, the chrome context.
+  { method: 'GET', path: `${S}/moz/screenshot/full`, command: 'takeFullPageScreenshot', looksAround: true },
+  { method: 'POST', path: `${S}/moz/addon/install`, command: 'installAddon' },
+  { method: 'POST', path: `${S}/moz/addon/uninstall`, command: 'uninstallAddon' },
+  { method: 'GET', path: `${S}/moz/context`, command: 'getContext' },
+  { method: 'POST', path: `${S}/moz/context`, command: 'setContext' },
+  // Other paths of the commands above that clients still send.
+  { method: 'POST', path: `${S}/file`, command: 'uploadFile', alias: true },
+  { method: 'GET', path: `${S}/log/types`, command: 'getAvailableLogTypes', alias: true },
+  { method: 'POST', path: `${S}/log`, command: 'getLog', alias: true },
+  { method: 'GET', path: `${S}/screenshot/full`, command: 'takeFullPageScreenshot', alias: true },
 ] as const satisfies readonly Route[];
 
 /** The name of a command of the route table. */
@@ -129,7 +170,9 @@ export type CommandName = (typeof routes)[number]['command'];
 /** A route of the table, with its command's name as a type. */
 export type NamedRoute = Route & { command: CommandName };
 
-const factsByName = new Map<string, CommandFacts>(routes.map((route: Route) => [route.command, { known: true, ...(route.changesPage && { changesPage: true }), ...(route.looksAround && { looksAround: true }) }]));
+const factsByName = new Map<string, CommandFacts>(
+  routes.filter((route: Route) => !route.alias).map((route: Route) => [route.command, { known: true, ...(route.changesPage && { changesPage: true }), ...(route.looksAround && { looksAround: true }) }]),
+);
 
 /** What is known of a command by its name (nothing for a BiDi method or an unrouted request). */
 export function commandFacts(name: string): CommandFacts {

@@ -1,7 +1,7 @@
 // The route table against the W3C WebDriver endpoint list (spec §6.5), and the matcher.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { matchRoute, routes, withoutBasePath } from '../../src/webdriver/routes.ts';
+import { matchRoute, routes, withoutBasePath, type Route } from '../../src/webdriver/routes.ts';
 
 // Spec §6.5 "Endpoints", written out independently of src/webdriver/routes.ts.
 const SPEC_ENDPOINTS: [string, string, string][] = [
@@ -68,6 +68,37 @@ const SPEC_ENDPOINTS: [string, string, string][] = [
   ['POST', '/session/{session id}/print', 'printPage'],
 ];
 
+/** The extension commands chromedriver and geckodriver answer, as their drivers route them. */
+const EXTENSION_ENDPOINTS: [string, string, string][] = [
+  ['GET', '/session/S/se/log/types', 'getAvailableLogTypes'],
+  ['POST', '/session/S/se/log', 'getLog'],
+  ['POST', '/session/S/permissions', 'setPermission'],
+  ['POST', '/session/S/webauthn/authenticator', 'addVirtualAuthenticator'],
+  ['DELETE', '/session/S/webauthn/authenticator/A', 'removeVirtualAuthenticator'],
+  ['POST', '/session/S/webauthn/authenticator/A/credential', 'addCredential'],
+  ['GET', '/session/S/webauthn/authenticator/A/credentials', 'getCredentials'],
+  ['DELETE', '/session/S/webauthn/authenticator/A/credentials/C', 'removeCredential'],
+  ['DELETE', '/session/S/webauthn/authenticator/A/credentials', 'removeAllCredentials'],
+  ['POST', '/session/S/webauthn/authenticator/A/uv', 'setUserVerified'],
+  ['POST', '/session/S/webauthn/authenticator/A/credentials/C/props', 'setCredentialProperties'],
+  ['GET', '/session/S/chromium/network_conditions', 'getNetworkConditions'],
+  ['POST', '/session/S/chromium/network_conditions', 'setNetworkConditions'],
+  ['DELETE', '/session/S/chromium/network_conditions', 'deleteNetworkConditions'],
+  ['POST', '/session/S/fedcm/canceldialog', 'cancelFedCmDialog'],
+  ['POST', '/session/S/fedcm/selectaccount', 'selectFedCmAccount'],
+  ['POST', '/session/S/fedcm/clickdialogbutton', 'clickFedCmDialogButton'],
+  ['GET', '/session/S/fedcm/accountlist', 'getFedCmAccountList'],
+  ['GET', '/session/S/fedcm/gettitle', 'getFedCmTitle'],
+  ['GET', '/session/S/fedcm/getdialogtype', 'getFedCmDialogType'],
+  ['POST', '/session/S/fedcm/setdelayenabled', 'setFedCmDelay'],
+  ['POST', '/session/S/fedcm/resetcooldown', 'resetFedCmCooldown'],
+  ['GET', '/session/S/moz/screenshot/full', 'takeFullPageScreenshot'],
+  ['POST', '/session/S/moz/addon/install', 'installAddon'],
+  ['POST', '/session/S/moz/addon/uninstall', 'uninstallAddon'],
+  ['GET', '/session/S/moz/context', 'getContext'],
+  ['POST', '/session/S/moz/context', 'setContext'],
+];
+
 /** Fill the spec's `{x y}` placeholders with distinct sample values. */
 function concrete(template: string): { path: string; expected: Record<string, string> } {
   const samples: Record<string, [string, string]> = {
@@ -98,11 +129,30 @@ describe('route table', () => {
     }
   });
 
+  test("chromedriver's and geckodriver's extension commands, and the older paths clients still send, are routed", () => {
+    for (const [method, path, command] of [
+      ...EXTENSION_ENDPOINTS,
+      ['POST', '/session/S/file', 'uploadFile'],
+      ['GET', '/session/S/log/types', 'getAvailableLogTypes'],
+      ['POST', '/session/S/log', 'getLog'],
+      ['GET', '/session/S/screenshot/full', 'takeFullPageScreenshot'],
+    ] as const) {
+      const match = matchRoute(method, path);
+      assert.ok(match.kind === 'found' && match.route.command === command, `${method} ${path}: ${JSON.stringify(match)}`);
+    }
+    const props = matchRoute('POST', '/session/S/webauthn/authenticator/A/credentials/C/props');
+    assert.ok(props.kind === 'found');
+    assert.deepEqual(props.urlParams, { sessionId: 'S', authenticatorId: 'A', credentialId: 'C' });
+  });
+
   test("the table holds the W3C endpoints plus Selenium file upload, managed downloads, session events, chromedriver's CDP command, the metrics, the health and readiness probes, the admin API, recordings, the history and the tests across runs, each once", () => {
     const keys = routes.map((r) => `${r.method} ${r.path}`);
     assert.equal(new Set(keys).size, keys.length, 'a method and path appear twice');
-    assert.equal(new Set(routes.map((r) => r.command)).size, routes.length, 'a command name appears twice');
-    assert.equal(routes.length, SPEC_ENDPOINTS.length + 6 + 9 + 2 + 5 + 2);
+    const primary = routes.filter((r: Route) => !r.alias);
+    assert.equal(new Set(primary.map((r) => r.command)).size, primary.length, 'a command name appears twice');
+    // Other paths of a command (older ones clients still send) name a command routed without one.
+    for (const alias of routes.filter((r: Route) => r.alias)) assert.ok(primary.some((r) => r.command === alias.command), `${alias.path} names no routed command`);
+    assert.equal(primary.length, SPEC_ENDPOINTS.length + 6 + 9 + 2 + 5 + 2 + EXTENSION_ENDPOINTS.length);
     assert.deepEqual(
       routes.filter((r) => r.path.startsWith('/wdgate/sessions')).map((r) => `${r.method} ${r.path} ${r.command}`),
       [

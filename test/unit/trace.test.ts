@@ -142,6 +142,11 @@ test('redaction at the seam: cookie values in every cookie command (names kept),
       actions: [{ type: 'key', id: 'k', actions: [{ type: 'keyDown', value: REDACTED }, { type: 'keyUp', value: REDACTED }] }, { type: 'pointer', id: 'p', actions: [{ type: 'pause' }] }],
     });
   }
+  // WebAuthn: a passkey's private key, id, user handle and blob, in Add Credential's parameters and Get Credentials' answer.
+  const credential = { credentialId: 'Y3JlZA', isResidentCredential: true, rpId: 'localhost', privateKey: 'MIGHAgEAMBMG', userHandle: 'dXNlcg', largeBlob: 'YmxvYg', signCount: 1 };
+  const hidden = { credentialId: REDACTED, isResidentCredential: true, rpId: 'localhost', privateKey: REDACTED, userHandle: REDACTED, largeBlob: REDACTED, signCount: 1 };
+  assert.deepEqual(redactParams(r, 'addCredential', credential, false), hidden);
+  assert.deepEqual(redactAnswer(r, 'getCredentials', [credential]), [hidden]);
   // A screenshot's answer is kept as its size only.
   assert.equal(redactAnswer(r, 'takeScreenshot', 'A'.repeat(5000)), '[base64, 5000 characters]');
 });

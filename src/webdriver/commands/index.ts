@@ -17,6 +17,12 @@ import * as document from './document.ts';
 import * as upload from './upload.ts';
 import * as downloads from './downloads.ts';
 import * as cdp from './cdp.ts';
+import * as logs from './logs.ts';
+import * as permissions from './permissions.ts';
+import * as webauthn from './webauthn.ts';
+import * as networkConditions from './network-conditions.ts';
+import * as fedcm from './fedcm.ts';
+import * as gecko from './gecko.ts';
 
 // Typed by the route table: an export whose name is no routed command does not compile.
 export const webdriverCommands = {
@@ -34,4 +40,10 @@ export const webdriverCommands = {
   ...upload,
   ...downloads,
   ...cdp,
+  ...logs,
+  ...permissions,
+  ...webauthn,
+  ...networkConditions,
+  ...fedcm,
+  ...gecko,
 } satisfies Partial<Record<CommandName, Command>>;

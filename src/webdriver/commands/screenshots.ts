@@ -1,5 +1,6 @@
 // Spec §17 "Screen capture": Take Screenshot and Take Element Screenshot, base64 PNGs of the
-// top-level browsing context's initial viewport (or of an element's visible region in it).
+// top-level browsing context's initial viewport (or of an element's visible region in it); and
+// geckodriver's and chromedriver's full-page screenshot (the whole document, beyond the viewport).
 import { NoSuchWindowError, type Rect } from '../../../backends/backend.ts';
 import { error, WebDriverError } from '../errors.ts';
 import { toTopLevelViewport } from '../frames.ts';
@@ -12,14 +13,14 @@ import { sessionCommand } from './types.ts';
  * Spec "draw a bounding box from the framebuffer" + "encode a canvas as Base64": the browser
  * paints and encodes; a failure to capture is `unable to capture screen`.
  */
-async function capture(session: Session, handle: string, clip?: Rect): Promise<JsonText> {
+async function capture(session: Session, handle: string, clip?: Rect, take = () => session.browser.screenshot(handle, clip)): Promise<JsonText> {
   // A page that never draws (hidden, hung renderer) must not hold the session forever.
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`the page drew nothing to capture for ${CAPTURE_TIMEOUT_MS / 1000} s`)), CAPTURE_TIMEOUT_MS);
   });
   try {
-    return base64Json(await Promise.race([session.browser.screenshot(handle, clip), timedOut]));
+    return base64Json(await Promise.race([take(), timedOut]));
   } catch (e) {
     if (e instanceof WebDriverError || e instanceof NoSuchWindowError) throw e;
     throw error('unable to capture screen', e instanceof Error ? e.message : String(e));
@@ -33,6 +34,16 @@ const CAPTURE_TIMEOUT_MS = 20_000;
 export const takeScreenshot = sessionCommand({
   async handler({ session }) {
     return capture(session, await session.currentTopLevel());
+  },
+});
+
+/** `GET /session/{id}/moz/screenshot/full` (geckodriver), `…/screenshot/full` (chromedriver). */
+export const takeFullPageScreenshot = sessionCommand({
+  async handler({ session }) {
+    const { browser } = session;
+    if (!browser.fullPageScreenshot) throw error('unsupported operation', `screenshot/full: the ${browser.browserName} browser of this backend cannot capture the whole document`);
+    const handle = await session.currentTopLevel();
+    return capture(session, handle, undefined, () => browser.fullPageScreenshot!(handle));
   },
 });
 

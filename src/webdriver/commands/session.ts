@@ -24,6 +24,8 @@ import { Session, type PromptHandlerConfig } from '../session.ts';
 import type { SessionFacts } from '../seam.ts';
 import { globalCommand, sessionCommand } from './types.ts';
 import { sessionOptions, type SessionOptions } from '../session-options.ts';
+import { keepLogs, loggingPrefs, type LoggingPrefs } from '../logging.ts';
+import { webAuthnCapabilities } from '../webauthn.ts';
 
 const DEFAULT_PROMPT_BEHAVIOR = 'dismiss and notify';
 
@@ -84,6 +86,8 @@ async function createSession(
   // wdgate:options.ownBrowser: a browser no other session shares, ended with the session.
   const ownBrowser = (capabilities['wdgate:options'] as Record<string, unknown> | undefined)?.ownBrowser;
   if (ownBrowser !== undefined && typeof ownBrowser !== 'boolean') throw error('invalid argument', 'wdgate:options.ownBrowser must be a boolean');
+  // chromedriver's logs (goog:loggingPrefs): checked before a browser is leased.
+  const logging = loggingPrefs(capabilities);
   // BiDi (webSocketUrl): unless the backend scopes its BiDi end to the session, the engine's
   // BiDi end sees its whole browser, so the session gets a browser of its own (a pool key of its
   // own), as one that asked for it does. A backend without BiDi answers no URL, and clients stay
@@ -127,6 +131,7 @@ async function createSession(
   gateway.sessions.add(session);
   browser.onDisconnected(() => void gateway.sessions.end(session, 'its browser went away (it crashed or was killed)', 'crashed'));
   if (downloadsEnabled) await keepDownloads(gateway, session);
+  await startLogs(gateway, session, logging);
   const answered = {
     browserName: browser.browserName,
     browserVersion: browser.browserVersion,
@@ -150,6 +155,9 @@ async function createSession(
         'se:forwardCdp': `${webSocketBase}/session/${session.id}/se/cdp`,
       }),
     ...(downloadsEnabled !== undefined && { 'se:downloadsEnabled': downloadsEnabled }),
+    // The extension commands' capabilities, where the browser has them (as chromedriver answers them).
+    ...webAuthnCapabilities(browser),
+    ...(browser.fedCm && { 'fedcm:accounts': true }),
     ...spec.vendorCapabilities,
     ...((recordVideo || ownBrowser) && { 'wdgate:options': { ...(spec.vendorCapabilities['wdgate:options'] as object), ...(recordVideo && { recordVideo }), ...(ownBrowser && { ownBrowser }) } }),
   };
@@ -190,6 +198,16 @@ async function keepDownloads(gateway: Gateway, session: Session): Promise<void> 
   } catch (e) {
     await gateway.sessions.end(session, 'its downloads could not be set up');
     throw e instanceof WebDriverError ? e : error('session not created', `se:downloadsEnabled: ${(e as Error).message}`);
+  }
+}
+
+/** The session's logs (src/webdriver/logging.ts); what its browser cannot keep fails New Session. */
+async function startLogs(gateway: Gateway, session: Session, prefs: LoggingPrefs): Promise<void> {
+  try {
+    await keepLogs(session, prefs);
+  } catch (e) {
+    await gateway.sessions.end(session, 'its logs could not be set up');
+    throw e instanceof WebDriverError ? e : error('session not created', `goog:loggingPrefs: ${(e as Error).message}`);
   }
 }
 
