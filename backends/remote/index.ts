@@ -3,6 +3,7 @@
 // configured URLs, `chromedriver` (managed, the default) and `webkit` (managed WebKitWebDriver).
 import { LaunchError, UpstreamError, type BackendEnvironment, type PassThroughBackend, type UpstreamSession, type UpstreamSpec } from '../backend.ts';
 import { DRIVER_DIR_PREFIX, killOwnedNow } from '../owned-process.ts';
+import { DISPLAY_DIR_PREFIX } from './processes.ts';
 import { removeDeadGatewayDirs, sweepOwnedProcesses } from '../shared.ts';
 import { ChromedriverUpstream, UrlUpstream, WebKitUpstream, type ChromedriverOptions, type Upstream, type WebKitOptions } from './upstreams.ts';
 
@@ -96,6 +97,7 @@ export function createRemoteBackend(options: RemoteOptions): PassThroughBackend 
     async sweep(tempDir) {
       await sweepOwnedProcesses();
       await removeDeadGatewayDirs(tempDir, DRIVER_DIR_PREFIX);
+      await removeDeadGatewayDirs(tempDir, DISPLAY_DIR_PREFIX);
     },
 
     async close() {

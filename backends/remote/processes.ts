@@ -67,12 +67,15 @@ export async function startDriver(
   return { process: owned, url: `http://127.0.0.1:${port}` };
 }
 
+/** The display's home: `wdgate-display-<gateway pid>-<random>` (a driver's is another's to count). */
+export const DISPLAY_DIR_PREFIX = 'wdgate-display-';
+
 /**
  * An Xvfb display of the gateway's own (for a headful browser where there is no display), run as
  * the browsers' user (an X server is a large parser its clients reach: never root).
  */
 export async function startXvfb(tempDir: string): Promise<{ process: OwnedProcess; display: string }> {
-  const ownTemp = await mkdtemp(join(tempDir, `${DRIVER_DIR_PREFIX}${process.pid}-`));
+  const ownTemp = await mkdtemp(join(tempDir, `${DISPLAY_DIR_PREFIX}${process.pid}-`));
   await giveToBrowsers(ownTemp);
   const owned = OwnedProcess.spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '1280x1024x24', '-nolisten', 'tcp', '-noreset'], process.env, ['ignore', 'ignore', 'pipe', 'pipe'], ownTemp, true);
   const fd3 = owned.child.stdio[3] as NodeJS.ReadableStream;

@@ -163,20 +163,27 @@ describe('file: and the browser\'s own pages are the machine\'s', () => {
     assert.doesNotMatch(await source(s), new RegExp(TOKENS.carol));
   });
 
-  test("a page's link, popup, frame or redirect to a file shows nothing of it", async () => {
-    await s.navigate(`${pagesUrl}/link`);
-    await s.post(`/element/${await s.find('#go')}/click`);
-    await s.navigate(`${pagesUrl}/popup`);
-    await s.navigate(`${pagesUrl}/frame`);
-    const redirected = await s.raw('POST', '/url', { url: `${pagesUrl}/redirect` });
-    // Whatever each answered, no window of the session shows the file, and none is at a file: URL.
-    for (const handle of await s.get('/window/handles')) {
-      await s.post('/window', { handle });
-      assert.doesNotMatch(await s.get('/url'), /^file:/);
-      assert.doesNotMatch(await source(s), new RegExp(`${TOKENS.mallory}|${TOKENS.carol}`), `window ${handle}`);
-    }
-    assert.ok(redirected.status === 200 || redirected.value?.error === 'unknown error', JSON.stringify(redirected.value));
-  });
+  for (const engine of ['chromium', 'firefox'] as const) {
+    test(`a page's link, popup, frame or redirect to a file shows nothing of it (${engine})`, async () => {
+      const page = engine === 'chromium' ? s : await mallory.newSession({ browserName: 'firefox' });
+      try {
+        await page.navigate(`${pagesUrl}/link`);
+        await page.post(`/element/${await page.find('#go')}/click`);
+        await page.navigate(`${pagesUrl}/popup`);
+        await page.navigate(`${pagesUrl}/frame`);
+        const redirected = await page.raw('POST', '/url', { url: `${pagesUrl}/redirect` });
+        // Whatever each answered, no window of the session shows the file, and none is at a file: URL.
+        for (const handle of await page.get('/window/handles')) {
+          await page.post('/window', { handle });
+          assert.doesNotMatch(await page.get('/url'), /^file:/);
+          assert.doesNotMatch(await source(page), new RegExp(`${TOKENS.mallory}|${TOKENS.carol}`), `window ${handle}`);
+        }
+        assert.ok(redirected.status === 200 || redirected.value?.error === 'unknown error', JSON.stringify(redirected.value));
+      } finally {
+        if (page !== s) await page.end();
+      }
+    });
+  }
 
   test('a principal allowed files reaches file: URLs, but the browsers\' user cannot read the tokens file', async () => {
     const c = await carol.newSession();
@@ -372,5 +379,28 @@ describe('the gateway keeps its secrets from the browsers', () => {
     const open = join(dir, 'open-tokens');
     writeFileSync(open, `x ${TOKENS.mallory}x 1\n`, { mode: 0o644 });
     await assert.rejects(startGateway(['--auth-token-file', open]), (e: Error) => /exited with 2/.test(e.message) && /can read it: .*chmod 600/.test(e.message));
+  });
+});
+
+describe('the sandbox is the operator\'s to turn off, never a session\'s', () => {
+  test('browsers.sandbox false: warned at start, and Chromium runs with --no-sandbox; as root with no browsers\' user the sandbox cannot be kept: no start', async (t) => {
+    if (process.getuid?.() !== 0) return t.skip('the gateway switches users only as root');
+    await assert.rejects(startGateway([], { config: { browsers: { user: null } } }), (e: Error) => /exited with 2/.test(e.message) && /browsers\.user is null.*browsers\.sandbox: false/.test(e.message));
+    const off = await startGateway([], { config: { browsers: { sandbox: false }, pool: { minWarm: 0 } } });
+    try {
+      assert.match(off.output(), /"level":"warn".*browsers run WITHOUT their sandbox/);
+      const s = await off.client.newSession();
+      const cmdlines = (await descendants(off.process.pid!)).map((p) => {
+        try {
+          return readFileSync(`/proc/${p.pid}/cmdline`, 'utf8');
+        } catch {
+          return '';
+        }
+      });
+      assert.ok(cmdlines.some((c) => c.includes('--no-sandbox')), 'no browser runs without its sandbox');
+      await s.end();
+    } finally {
+      await off.stop();
+    }
   });
 });

@@ -119,7 +119,7 @@ test('a gateway killed with SIGKILL takes every browser and driver with it, on e
   try {
     assert.deepEqual(profilesOf(pid), []);
     assert.deepEqual(sessionDirsOf(pid), []);
-    assert.deepEqual(readdirSync(tmpdir()).filter((n) => n.startsWith(`wdgate-exec-${pid}`) || n.startsWith(`wdgate-driver-${pid}-`)), []);
+    assert.deepEqual(readdirSync(tmpdir()).filter((n) => n.startsWith(`wdgate-exec-${pid}`) || n.startsWith(`wdgate-driver-${pid}-`) || n.startsWith(`wdgate-display-${pid}-`)), []);
   } finally {
     await second.stop();
   }
