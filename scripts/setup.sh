@@ -142,6 +142,7 @@ fi
 # this Node and C library is said now, in the gateway's own words, not at its first start.
 if [ -d node_modules ] && ! node --import tsx --input-type=module -e "
   const { loadEdge, EdgeRefusal } = await import('./src/server/uws.ts');
-  try { loadEdge(); } catch (e) { if (!(e instanceof EdgeRefusal)) throw e; process.stderr.write('setup: ' + e.message + '\n'); process.exit(1); }"; then
+  const { default: defaults } = await import('./config/default.json', { with: { type: 'json' } });
+  try { loadEdge(defaults); } catch (e) { if (!(e instanceof EdgeRefusal)) throw e; process.stderr.write('setup: ' + e.message + '\n'); process.exit(1); }"; then
   exit 1
 fi
