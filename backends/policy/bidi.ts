@@ -3,7 +3,7 @@
 // session's own files, downloads go into its own folder, a user context's PAC script is fetched
 // from the web, an extension from a path is the machine's, and raw CDP is checked as CDP.
 import { cdpRefusal } from './cdp.ts';
-import { checkReadableFiles, directoryRefusal, FileRefusal, type SessionFiles } from './files.ts';
+import { checkFilesForRawCommand, directoryRefusal, FileRefusal, type SessionFiles } from './files.ts';
 import { fetchRefusal, navigationRefusal } from './urls.ts';
 
 const asObject = (v: unknown): Record<string, unknown> | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
@@ -20,7 +20,7 @@ export function bidiRefusal(method: string, params: Record<string, unknown>, fil
     case 'input.setFiles': {
       const paths = params.files;
       if (!Array.isArray(paths) || paths.length === 0 || !paths.every((p) => typeof p === 'string')) return null;
-      return checkReadableFiles(paths as string[], files).then(
+      return checkFilesForRawCommand(paths as string[], files).then(
         () => null,
         (e) => (e instanceof FileRefusal ? e.message : Promise.reject(e)),
       );
@@ -36,7 +36,7 @@ export function bidiRefusal(method: string, params: Record<string, unknown>, fil
     case 'webExtension.install': {
       const data = asObject(params.extensionData);
       if ((data?.type === 'path' || data?.type === 'archivePath') && typeof data.path === 'string') {
-        return checkReadableFiles([data.path], files).then(
+        return checkFilesForRawCommand([data.path], files).then(
           () => null,
           (e) => (e instanceof FileRefusal ? `an extension from a path: ${e.message}` : Promise.reject(e)),
         );

@@ -5,7 +5,7 @@
 // any path, installing web apps or extensions from a path, binding a port (tethering), the
 // browser's own commands. Those are checked as the classic commands are; the rest is the
 // session's own browser's business.
-import { checkReadableFiles, directoryRefusal, FileRefusal, type SessionFiles } from './files.ts';
+import { checkFilesForRawCommand, directoryRefusal, FileRefusal, type SessionFiles } from './files.ts';
 import { navigationRefusal } from './urls.ts';
 
 /** Domains no session may use: they install apps and extensions, bind ports, cast to devices. */
@@ -47,7 +47,7 @@ export function cdpRefusal(method: string, params: Record<string, unknown> | und
   const paths = method === 'DOM.setFileInputFiles' ? params?.files : method === 'Input.dispatchDragEvent' ? (params?.data as { files?: unknown } | undefined)?.files : undefined;
   if (Array.isArray(paths) && paths.length > 0) {
     if (!paths.every((p) => typeof p === 'string')) return null; // the browser answers a malformed list
-    return checkReadableFiles(paths as string[], files).then(
+    return checkFilesForRawCommand(paths as string[], files).then(
       () => null,
       (e) => (e instanceof FileRefusal ? `${method}: ${e.message}` : Promise.reject(e)),
     );

@@ -4,14 +4,17 @@
 // (/se/file) and what it downloaded live in its session folder. Files elsewhere are the
 // machine's: only for a principal the operator lets reach them (`files`), and then only inside
 // the operator's `fileInputDirectories` when that list is set.
-import { access, realpath } from 'node:fs/promises';
-import { resolve, sep } from 'node:path';
+import { access, copyFile, mkdtemp, realpath } from 'node:fs/promises';
+import { basename, join, resolve, sep } from 'node:path';
+import { browserIdentity, giveToBrowsers, readableByBrowsers } from './browser-user.ts';
 import type { Reach } from './urls.ts';
 
 /** What one session may reach of the machine's files. */
 export interface SessionFiles extends Reach {
   /** The session's own folder (uploads, downloads), once it has one. */
   ownDirectory(): Promise<string | undefined>;
+  /** The session's own folder, made now if it has none yet. */
+  makeOwnDirectory(): Promise<string>;
   /** The operator's directories file inputs may read (real paths); null: anywhere, for a principal with `files`. */
   directories: string[] | null;
 }
@@ -53,6 +56,39 @@ export async function checkReadableFiles(paths: readonly string[], files: Sessio
       return path;
     }),
   );
+}
+
+/**
+ * The files, checked, as the browser can read them: a file the browsers' user cannot read (the
+ * gateway runs as root, the file is in a directory of root's) is copied into the session's own
+ * folder, under its own name, and that copy is what the page gets — the session may reach the
+ * file (`checkReadableFiles` said so); the browser runs as a user who may not, and would
+ * otherwise hand the page an empty file.
+ */
+export async function filesForBrowser(paths: readonly string[], files: SessionFiles): Promise<string[]> {
+  const checked = await checkReadableFiles(paths, files);
+  return Promise.all(
+    checked.map(async (path) => {
+      if (!browserIdentity() || (await readableByBrowsers(path).catch(() => true))) return path;
+      const staged = await mkdtemp(join(await files.makeOwnDirectory(), 'file-'));
+      const copy = join(staged, basename(path));
+      await copyFile(path, copy);
+      await giveToBrowsers(staged);
+      return copy;
+    }),
+  );
+}
+
+/**
+ * For raw BiDi and CDP, whose parameters go to the browser as they are: the files checked, and each
+ * readable by the browsers' user (else a FileRefusal saying how to hand it over instead).
+ */
+export async function checkFilesForRawCommand(paths: readonly string[], files: SessionFiles): Promise<void> {
+  for (const path of await checkReadableFiles(paths, files)) {
+    if (browserIdentity() && !(await readableByBrowsers(path).catch(() => true))) {
+      throw new FileRefusal(`file ${path} cannot be read by the browsers' user (${browserIdentity()!.name}): the page would get an empty file; upload it (/se/file) or give it with Element Send Keys, which copies it for the browser`);
+    }
+  }
 }
 
 /** Why the browser may not write into `dir` for this session (its own folder only), or null. */

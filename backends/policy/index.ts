@@ -11,7 +11,7 @@ export { checkFirefoxArgs, firefoxArgv, firefoxArgText, firefoxArgvOf, checkFire
 export { checkChromeOptionKeys, chromePrefRefusal, flattenPrefs } from './chrome-options.ts';
 export { checkMiniBrowserArgs } from './webkit.ts';
 export { navigationRefusal, fetchRefusal, type Reach } from './urls.ts';
-export { checkReadableFiles, directoryRefusal, FileRefusal, type SessionFiles } from './files.ts';
+export { checkReadableFiles, filesForBrowser, directoryRefusal, FileRefusal, type SessionFiles } from './files.ts';
 export { cdpRefusal } from './cdp.ts';
 export { bidiRefusal } from './bidi.ts';
 export {

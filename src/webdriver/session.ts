@@ -27,8 +27,8 @@ export interface SessionInit {
   log: Logger;
   /** The principal that created the session (src/server/auth.ts): only it may use the session. */
   owner: string;
-  /** What of the machine it may reach: its principal's `files`, the operator's fileInputDirectories. */
-  reach: { files: boolean; directories: string[] | null };
+  /** What of the machine it may reach: its principal's `files`, the operator's fileInputDirectories; where its own folder goes (tempDir). */
+  reach: { files: boolean; directories: string[] | null; tempDir: string };
   /** Give the browser back (its context is disposed of) and the session's slot. Never throws. */
   release(): Promise<void>;
 }
@@ -91,7 +91,8 @@ export class Session {
     this.options = init.options;
     this.log = init.log;
     this.owner = init.owner;
-    this.files = { ...init.reach, ownDirectory: () => this.madeTemporaryDirectory() };
+    const { files, directories, tempDir } = init.reach;
+    this.files = { files, directories, ownDirectory: () => this.madeTemporaryDirectory(), makeOwnDirectory: () => this.temporaryDirectory(tempDir) };
     this.currentWindow = init.browser.initialWindow;
     this.release = init.release;
     // Spec §16: beforeunload prompts are handled as they open (src/webdriver/prompts.ts).

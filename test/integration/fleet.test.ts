@@ -5,7 +5,7 @@
 // one failing; the other is killed outright: its sessions fail fast with a W3C error, new ones go
 // to the survivor once the Grid has seen it down, and nothing of it is left running.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -67,6 +67,8 @@ async function startTest(label: string): Promise<Session> {
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'wdgate-fleet-'));
+  // The gateways' temporary directories are in it: their browsers' user passes through it.
+  chmodSync(dir, 0o711);
   pages = await startPageServer();
   // The hub starts meanwhile; the relay nodes once their gateways are up (a node registers only
   // with a ready gateway behind it). The JVMs' start is most of this test's time.

@@ -230,6 +230,35 @@ describe('file inputs get the session\'s own files', () => {
   });
 });
 
+describe("a principal allowed files gives a page the machine's files, as the browser can read them", () => {
+  test("a file only root may read reaches the page whole, as a copy in the session's folder; raw BiDi says how instead", async (t) => {
+    if (process.getuid?.() !== 0) return t.skip('the gateway switches users only as root');
+    const own = mkdtempSync(join(tmpdir(), 'wdgate-machine-root-only-'));
+    const file = join(own, 'fixture.txt');
+    writeFileSync(file, 'eight by');
+    const s = await carol.newSession({ webSocketUrl: true });
+    const bidi = await BidiSocket.open(s.capabilities.webSocketUrl, { Authorization: `Bearer ${TOKENS.carol}` });
+    try {
+      await s.navigate(`${pagesUrl}/input`);
+      await s.post(`/element/${await s.find('#f')}/value`, { text: file });
+      const read = await s.post('/execute/async', {
+        script: 'const done = arguments[0]; const f = document.getElementById("f").files[0]; f.text().then((t) => done([f.name, t]));',
+        args: [],
+      });
+      assert.deepEqual(read, ['fixture.txt', 'eight by']);
+      const { contexts } = await bidi.call('browsingContext.getTree');
+      const { result } = await bidi.call('script.evaluate', { expression: 'document.getElementById("f")', target: { context: contexts[0].context }, awaitPromise: false });
+      const answer = await bidi.command('input.setFiles', { context: contexts[0].context, element: { sharedId: result.sharedId }, files: [file] });
+      assert.equal(answer.error, 'invalid argument');
+      assert.match(answer.message!, /cannot be read by the browsers' user.*Element Send Keys/);
+    } finally {
+      bidi.close();
+      await s.end();
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('BiDi and raw CDP pass the same policy', () => {
   test('browsingContext.navigate, input.setFiles, downloads and goog:cdp.sendCommand are refused', async () => {
     const s = await mallory.newSession({ webSocketUrl: true });

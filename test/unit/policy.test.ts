@@ -157,7 +157,7 @@ async function withFiles(fn: (dir: string, own: string, files: (grant: boolean, 
   await writeFile(join(dir, 'secret.txt'), 'not yours');
   await symlink(join(dir, 'secret.txt'), join(own, 'upload-1', 'link.txt'));
   try {
-    await fn(dir, own, (grant, directories = null) => ({ files: grant, directories, ownDirectory: async () => own }));
+    await fn(dir, own, (grant, directories = null) => ({ files: grant, directories, ownDirectory: async () => own, makeOwnDirectory: async () => own }));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -1,7 +1,7 @@
 // Spec §12.5 "Element Interaction": Element Click, Element Clear, Element Send Keys.
 // The page atom (page/interact.js) checks and prepares the element in one round trip; input is
 // then dispatched as trusted events through the backend, and a navigation it started is awaited.
-import { checkReadableFiles, FileRefusal, type SessionFiles } from '../../../backends/policy/index.ts';
+import { filesForBrowser, FileRefusal, type SessionFiles } from '../../../backends/policy/index.ts';
 import type { BrowsingContext, Rect } from '../../../backends/backend.ts';
 import { error } from '../errors.ts';
 import { clickAt, typeText } from '../element-input.ts';
@@ -89,7 +89,8 @@ export const elementClear = sessionCommand({
 /**
  * Spec: file paths, one a line; each must exist here; several only for a `multiple` input. Which
  * files a session may hand a page is the policy's (backends/policy/files.ts): its own uploads,
- * and the machine's other files only for a principal with `files` (within fileInputDirectories).
+ * and the machine's other files only for a principal with `files` (within fileInputDirectories);
+ * one the browsers' user cannot read reaches the page as a copy in the session's folder.
  */
 async function selectedFiles(text: string, multiple: boolean, files: SessionFiles): Promise<string[]> {
   const paths = text.split('\n').map((line) => line.replace(/\r$/, ''));
@@ -97,7 +98,7 @@ async function selectedFiles(text: string, multiple: boolean, files: SessionFile
     throw error('invalid argument', `${paths.length} files given for an <input type=file> without the multiple attribute`);
   }
   try {
-    return await checkReadableFiles(paths, files);
+    return await filesForBrowser(paths, files);
   } catch (e) {
     if (e instanceof FileRefusal) throw error('invalid argument', e.message);
     throw e;

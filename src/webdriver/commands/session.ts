@@ -119,7 +119,7 @@ async function createSession(
     options,
     log: gateway.log.child({ principal: principal.name }),
     owner: principal.name,
-    reach: { files: principal.files === true, directories: gateway.fileInputDirectories },
+    reach: { files: principal.files === true, directories: gateway.fileInputDirectories, tempDir: gateway.environment.tempDir },
     release: async () => {
       // The slot is free at once; the context is disposed of meanwhile.
       ticket.release();
