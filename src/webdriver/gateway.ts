@@ -10,6 +10,7 @@ import type { Command } from './commands/types.ts';
 import { UserPromptOpenedError } from '../../backends/backend.ts';
 import { error, toWebDriverError, type WebDriverError } from './errors.ts';
 import { Seam } from './seam.ts';
+import type { PageNotes } from './notes.ts';
 import { adoptSharedIds } from './shared-ids.ts';
 import { handleAnyUserPrompts } from './prompts.ts';
 import { Sessions, type AnySession } from './sessions.ts';
@@ -211,7 +212,7 @@ export class Gateway {
       // New Session: the session it made.
       const session = ran.session ?? (name === 'newSession' && !failed ? this.#created(value) : undefined);
       const error = failed && { code: failed.code, message: failed.message };
-      this.seam.answered({ kind: 'command', name, session, urlParams, startedAt, durationMs: performance.now() - started, ...(error && { error }) }, ran.params ?? body, value);
+      this.seam.answered({ kind: 'command', name, session, urlParams, startedAt, durationMs: performance.now() - started, ...(error && { error }), ...(ran.notes && { notes: ran.notes }) }, ran.params ?? body, value);
     }
   }
 
@@ -247,6 +248,8 @@ export class Gateway {
       if (before) await before;
       if (command.handlesUserPrompts) await handleAnyUserPrompts(session);
       if (session.bidi) await adoptSharedIds(session, urlParams, body);
+      // What its page calls see, for the seam's observers (./notes.ts).
+      if (this.seam.wantsNotes(session)) session.notes = ran.notes = {};
       try {
         return await command.handler({ gateway: this, urlParams, request, session }, params);
       } catch (e) {
@@ -255,6 +258,8 @@ export class Gateway {
         // prompt is the next command's to handle.
         if (e instanceof UserPromptOpenedError) return null;
         throw e;
+      } finally {
+        session.notes = undefined;
       }
     });
   }
@@ -280,4 +285,5 @@ export class Gateway {
 interface Ran {
   session?: AnySession;
   params?: unknown;
+  notes?: PageNotes;
 }

@@ -11,6 +11,7 @@ import type { PassThroughSession } from './pass-through.ts';
 import { Outcome, type EndCause, type SessionResult } from './outcome.ts';
 import { redactAnswer, redactParams, Redactor, typesText } from './redact.ts';
 import type { ClientReport } from './reports.ts';
+import type { PageNotes } from './notes.ts';
 import { commandFacts } from './routes.ts';
 import { typesIntoPassword } from './secrets.ts';
 
@@ -41,6 +42,8 @@ export interface PendingCommand {
   params: unknown;
 }
 
+export type { PageNotes } from './notes.ts';
+
 /** A command answered (or failed). */
 export interface Step {
   kind: StepKind;
@@ -53,8 +56,10 @@ export interface Step {
   startedAt: number;
   durationMs: number;
   error?: { code: string; message: string };
-  /** The page may show something else now (route table: changesPage); a failure counts too. */
+  /** The page may show something else now (route table: changesPage); a failure counts too, and a find that waited for its element. */
   changesPage: boolean;
+  /** What its page calls saw (for a session whose content is kept). */
+  notes?: PageNotes;
   /** Parameters and answer, secrets redacted: only for a session whose content is kept. */
   params?: unknown;
   value?: unknown;
@@ -118,6 +123,11 @@ export class Seam {
     return this.#records.get(session);
   }
 
+  /** Whether a command's page calls should note what they see (PageNotes): some observer keeps the session's content. */
+  wantsNotes(session: AnySession): boolean {
+    return this.#records.get(session)?.redactor !== undefined;
+  }
+
   /** A session was made: every observer learns of it, and prepares (a trace watches its browser). */
   async opened(session: AnySession, facts: SessionFacts): Promise<void> {
     const keeps = this.#observers.some((o) => o.keepsContent?.(session));
@@ -156,7 +166,7 @@ export class Seam {
   answered(step: Omit<Step, 'changesPage' | 'params' | 'value'>, params?: unknown, value?: unknown): void {
     const record = step.session && this.#records.get(step.session);
     record?.outcome.answered(step.name, step.error);
-    const full: Step = { ...step, changesPage: commandFacts(step.name).changesPage === true || step.error !== undefined };
+    const full: Step = { ...step, changesPage: commandFacts(step.name).changesPage === true || step.error !== undefined || step.notes?.pageChanged === true };
     const redactor = record?.redactor;
     if (redactor) {
       if (params !== undefined) full.params = redactParams(redactor, step.name, params, typeof params === 'object' && params !== null && this.#typedSecret.has(params));
