@@ -8,7 +8,7 @@ import { transformSync } from 'esbuild';
 import type { BrowsingContext, DrivenBrowser } from '../../backends/backend.ts';
 
 /** The trace's page library, minified once: an expression whose value is the library object. */
-const LIBRARY = (() => {
+export const LIBRARY = (() => {
   const source = readFileSync(new URL('./page/snapshot.js', import.meta.url), 'utf8');
   const { code } = transformSync(`var wdgateTraceLibrary = ${source.slice(source.indexOf('function wdgateTraceLibrary'))}`, { minify: true, target: 'es2022', legalComments: 'none' });
   return `(${code.trim().replace(/^var \w+=/, '').replace(/;$/, '')})()`;
@@ -94,6 +94,15 @@ export async function snapshotDocument(browser: DrivenBrowser, window: string, m
   const page = (await browser.callFunction(context, SNAPSHOT, [{ maxBytes, since: known.top, full }], CALL)) as PageAnswer;
   if ('unchanged' in page) return { unchanged: true, changedAt: page.changedAt };
   return inlineFrames(browser, context, page, maxBytes, 0, known.frames);
+}
+
+/**
+ * A snapshot's file (docs/traces.md, "Snapshots"): which document and version it is, where the
+ * earlier snapshots its references name are (`documents`: by `id:version`, the files holding
+ * them; those not there are left out, and a reader leaves out what they stood for), its tree.
+ */
+export function snapshotFile(at: PageVersion, documents: Record<string, string>, tree: string): string {
+  return `{"wdgateSnapshot":1,"document":${JSON.stringify({ id: at.id, version: at.version })},"documents":${JSON.stringify(documents)},${tree.slice(1)}`;
 }
 
 /** Whether the window's document may have changed since its snapshot `since`. Never throws (then: changed). */

@@ -36,7 +36,7 @@ import type { Redactor } from '../webdriver/redact.ts';
 import type { PendingCommand } from '../webdriver/seam.ts';
 import type { PageNotes } from '../webdriver/notes.ts';
 import { actionCapture, actionPlan, type ActionCapture, type ActionPlan, type Capture } from './action.ts';
-import { changedSince, snapshotDocument, takePicture, type DomSnapshot, type PageVersion, type WindowCaptures } from './capture.ts';
+import { changedSince, snapshotDocument, snapshotFile, takePicture, type DomSnapshot, type PageVersion, type WindowCaptures } from './capture.ts';
 import type { HarPage } from './har.ts';
 import { pictureGate, type PictureGate } from './pressure.ts';
 
@@ -335,8 +335,7 @@ export class Recorder {
       const file = this.#documents.get(`${id}:${version}`);
       if (file) documents[`${id}:${version}`] = file;
     }
-    const header = `{"wdgateSnapshot":1,"document":${JSON.stringify({ id: taken.at.id, version: taken.at.version })},"documents":${JSON.stringify(documents)},`;
-    const name = this.#keep('snapshots', n, 'json', header + taken.tree.slice(1));
+    const name = this.#keep('snapshots', n, 'json', snapshotFile(taken.at, documents, taken.tree));
     if (!name) return undefined;
     this.#documents.set(`${taken.at.id}:${taken.at.version}`, name);
     // The frames' documents written in it (those unchanged are in earlier files already).

@@ -67,6 +67,8 @@ function wdgateTraceLibrary() {
       roots: new Set(),
       /** The document element's place in the last snapshot. */
       root: null,
+      /** Custom elements written before their definition: an upgrade may attach a shadow root (no record says so). */
+      undefinedElements: new Set(),
       observer: null,
     };
     const mark = (node) => {
@@ -130,8 +132,9 @@ function wdgateTraceLibrary() {
      * The document's snapshot: a tree in which what was written in snapshot `since` ({ id,
      * version }: the gateway's last one of this document) and did not change since is a
      * reference; or `{ unchanged }` when nothing changed since it. Without `since` (or when it is
-     * not this document's last) the snapshot is taken whole. `full`: the style sheets' texts are
-     * compared too (a script may have changed a rule in place, which no event reports).
+     * not this document's last) the snapshot is taken whole. `full` (after a client's script):
+     * the style sheets' texts are compared too, and every element is looked at for a shadow root
+     * attached since (neither is reported by any record or event).
      */
     snapshot(options) {
       const watch = watchOf();
@@ -171,6 +174,12 @@ function wdgateTraceLibrary() {
    * canvases' pictures, frames' documents. What differs is marked.
    */
   function check(watch, full) {
+    for (const el of watch.undefinedElements) {
+      if (!el.isConnected || el.matches(':defined')) {
+        watch.undefinedElements.delete(el);
+        if (el.isConnected) watch.mark(el);
+      }
+    }
     const roots = [document, ...watch.roots];
     for (const root of roots) {
       if (root.nodeType === 9 && !root.defaultView) {
@@ -200,6 +209,13 @@ function wdgateTraceLibrary() {
       if (w && w.generation === watch.generation && w.adopted !== undefined && w.adopted !== adoptedKey(adopted, full)) watch.mark(holder);
       for (const frame of all('iframe')) checkFrame(watch, frame);
       for (const frame of all('frame')) checkFrame(watch, frame);
+      // A script may have attached a shadow root to any element (no record says so): after one, every element is looked at.
+      if (full) {
+        for (const el of all('*')) {
+          const w = el.shadowRoot && watch.written.get(el);
+          if (w && w.generation === watch.generation && !watch.observing.has(el.shadowRoot)) watch.mark(el);
+        }
+      }
     }
   }
 
@@ -375,6 +391,7 @@ function wdgateTraceLibrary() {
       }
       const attrs = attributes(el, place);
       const node = [tag, attrs];
+      if (tag.includes('-') && !el.matches(':defined')) watch.undefinedElements.add(el);
       if (tag === 'iframe' || tag === 'frame') {
         const doc = contentOf(el);
         place.document = doc;
