@@ -158,7 +158,15 @@ async function inlineFrames(browser: DrivenBrowser, context: BrowsingContext, pa
   return { tree, references, url: page.url, title: page.title, secrets, truncated: page.truncated, viewport: page.viewport, at: { id: page.id, version: page.version }, frames, changedAt: page.changedAt };
 }
 
-/** The window's viewport as a JPEG (what the trace shows of the page). */
+/** A picture not taken because it would change what the page shows (a minimized window). */
+export class NoPicture extends Error {}
+
+/**
+ * The window's viewport as a JPEG (what the trace shows of the page). Not of a minimized window:
+ * a browser draws nothing there, so its screenshot restores the window first (native Chromium),
+ * which the page would see (document.hidden) and the session did not ask for.
+ */
 export async function takePicture(browser: DrivenBrowser, window: string): Promise<Buffer> {
+  if ((await browser.getWindowState(window)) === 'minimized') throw new NoPicture('the window was minimized (a picture would restore it)');
   return Buffer.from(await browser.screenshot(window, undefined, { type: 'jpeg', quality: 50 }), 'base64');
 }

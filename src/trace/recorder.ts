@@ -36,7 +36,7 @@ import type { Redactor } from '../webdriver/redact.ts';
 import type { PendingCommand } from '../webdriver/seam.ts';
 import type { PageNotes } from '../webdriver/notes.ts';
 import { actionCapture, actionPlan, type ActionCapture, type ActionPlan, type Capture } from './action.ts';
-import { changedSince, snapshotDocument, snapshotFile, takePicture, type DomSnapshot, type PageVersion, type WindowCaptures } from './capture.ts';
+import { changedSince, NoPicture, snapshotDocument, snapshotFile, takePicture, type DomSnapshot, type PageVersion, type WindowCaptures } from './capture.ts';
 import type { HarPage } from './har.ts';
 import { pictureGate, type PictureGate } from './pressure.ts';
 
@@ -392,6 +392,10 @@ export class Recorder {
         delete s.noScreenshot;
       }
     } catch (e) {
+      if (e instanceof NoPicture) {
+        step.noScreenshot = e.message;
+        return;
+      }
       step.noScreenshot = e instanceof UserPromptOpenedError ? 'a user prompt was open' : `the picture failed: ${(e as Error).message}`.slice(0, 300);
       this.#options.dropped('capture failed');
     }
