@@ -56,10 +56,8 @@ function wdgateTraceLibrary() {
       /** When the page first changed since the last snapshot (Date.now(); 0: it did not). */
       changedAt: 0,
       fingerprint: '',
-      /** Elements ever scrolled: only their offsets are read (reading every element's costs half a large page's snapshot). */
+      /** Elements ever scrolled (scroll events say which): only their offsets are read. */
       scrolled: new WeakSet(),
-      /** A snapshot taken whole reads every element's offsets, for what scrolled before the watch began. */
-      seeded: false,
       /** Roots observed (the document, shadow roots, frames' documents) and windows listened to. */
       observing: new WeakSet(),
       listening: new WeakSet(),
@@ -141,10 +139,8 @@ function wdgateTraceLibrary() {
       const since = options && options.since;
       const whole = !since || since.id !== watch.id || since.version !== watch.version || watch.overflow;
       taken(watch, watch.observer.takeRecords());
-      if (whole) {
-        watch.generation++;
-        watch.seeded = false;
-      } else check(watch, Boolean(options && options.full));
+      if (whole) watch.generation++;
+      else check(watch, Boolean(options && options.full));
       // Frames of another origin: the gateway snapshots each in its own browsing context, and no
       // record reaches their changes, so their elements are written each time (a placeholder).
       const foreign = Array.prototype.filter.call(document.querySelectorAll('iframe, frame'), (frame) => contentOf(frame) === null);
@@ -157,7 +153,6 @@ function wdgateTraceLibrary() {
       watch.inserted.clear();
       watch.overflow = false;
       watch.changedAt = 0;
-      watch.seeded = true;
       watch.fingerprint = where();
       result.changedAt = changedAt;
       return result;
@@ -275,13 +270,18 @@ function wdgateTraceLibrary() {
     return key;
   }
 
-  /** The document as a tree of what changed and references to what did not. */
+  /**
+   * The document as a tree of what changed and references to what did not, written as JSON text
+   * as it is walked (no tree of objects built first: a large page's first snapshot is a third
+   * cheaper so).
+   */
   function write(watch, maxBytes, always) {
     const version = watch.version + 1;
     const generation = watch.generation;
     const secrets = [];
     const foreign = [];
     const versions = new Set();
+    const q = JSON.stringify;
     let count = 0;
     let bytes = 0;
     let truncated = false;
@@ -308,52 +308,63 @@ function wdgateTraceLibrary() {
       return null;
     }
 
-    /** A node counted in this snapshot (after its children): its index. */
+    /** A node counted in this snapshot (after its children), its place kept for later references. */
     function counted(node, place) {
       const index = count++;
-      if (node && !truncated) {
+      if (!truncated) {
         place.generation = generation;
         place.version = version;
         place.index = index;
         watch.written.set(node, place);
       }
-      return index;
     }
 
     function reference(node, whole) {
       if (whole || path.has(node)) return null;
       const w = watch.written.get(node);
-      if (!w || w.generation !== generation) return null;
+      if (w === undefined || w.generation !== generation) return null;
       versions.add(w.version);
-      return [[w.version, w.index]];
+      return '[[' + w.version + ',' + w.index + ']]';
     }
 
     function text(s) {
       bytes += s.length;
       if (bytes > maxBytes) truncated = true;
       count++;
-      return s;
+      return q(s);
     }
 
-    function children(parent, into, whole) {
-      for (let c = parent.firstChild; c && !truncated; c = c.nextSibling) {
+    /** The children of `parent` after `out` (the element so far): each as ",node". */
+    function children(parent, out, whole) {
+      for (let c = parent.firstChild; c !== null && !truncated; c = c.nextSibling) {
         const n = visit(c, whole);
-        if (n !== undefined) into.push(n);
+        if (n !== undefined) out += ',' + n;
       }
+      return out;
     }
 
     function visit(n, whole) {
-      if (n.nodeType === 3) return text(n.data);
-      if (n.nodeType !== 1) return undefined;
+      const type = n.nodeType;
+      if (type === 3) return text(n.data);
+      if (type !== 1) return undefined;
       const ref = reference(n, whole);
-      if (ref) return ref;
+      if (ref !== null) return ref;
       return element(n, whole || watch.inserted.has(n));
     }
 
     /** An element dropped: an empty <template> keeps its place among its siblings. */
     function removed(el) {
       count++;
-      return ['template', { 'data-wdgate-removed': el.localName }];
+      return '["template",{"data-wdgate-removed":' + q(el.localName) + '}]';
+    }
+
+    function styleNode(el, sheet, css, place) {
+      place.rules = sheet ? ruleCount(sheet) : -1;
+      place.state = css;
+      let out = '["style",' + (el.media ? '{"media":' + q(el.media) + '}' : '{}');
+      if (css) out += ',' + text(css);
+      counted(el, place);
+      return out + ']';
     }
 
     function element(el, whole) {
@@ -363,35 +374,20 @@ function wdgateTraceLibrary() {
       const place = {};
       if (tag === 'link') {
         if (!/stylesheet/i.test(el.rel) || !el.sheet) return removed(el);
-        const css = sheetText(el.sheet);
-        place.rules = ruleCount(el.sheet);
-        place.state = css;
-        const node = ['style', el.media ? { media: el.media } : {}];
-        if (css) node.push(text(css));
-        counted(el, place);
-        return node;
+        return styleNode(el, el.sheet, sheetText(el.sheet), place);
       }
-      if (tag === 'style') {
-        const css = el.sheet ? sheetText(el.sheet) : el.textContent;
-        place.rules = el.sheet ? ruleCount(el.sheet) : -1;
-        place.state = css;
-        const node = ['style', el.media ? { media: el.media } : {}];
-        if (css) node.push(text(css));
-        counted(el, place);
-        return node;
-      }
+      if (tag === 'style') return styleNode(el, el.sheet, el.sheet ? sheetText(el.sheet) : el.textContent, place);
       if (tag === 'canvas') {
         const picture = canvasPicture(el);
         place.state = picture;
-        const attrs = attributes(el, place);
-        if (picture) attrs.src = picture;
+        let attrs = attributes(el, place);
+        if (picture) attrs += (attrs.length > 1 ? ',' : '') + '"src":' + q(picture);
         bytes += picture.length;
         counted(el, place);
-        return ['img', attrs];
+        return '["img",' + attrs + '}]';
       }
-      const attrs = attributes(el, place);
-      const node = [tag, attrs];
       if (tag.includes('-') && !el.matches(':defined')) watch.undefinedElements.add(el);
+      let out = '[' + q(tag) + ',' + attributes(el, place) + '}';
       if (tag === 'iframe' || tag === 'frame') {
         const doc = contentOf(el);
         place.document = doc;
@@ -402,7 +398,7 @@ function wdgateTraceLibrary() {
           roots.add(doc);
           const inner = visit(doc.documentElement, whole);
           count++;
-          node.push(['#document', doc.doctype ? { doctype: doc.doctype.name } : {}, inner]);
+          out += ',["#document",' + (doc.doctype ? '{"doctype":' + q(doc.doctype.name) + '}' : '{}') + ',' + inner + ']';
         } else if (el.ownerDocument === document) {
           // Another origin's: the gateway snapshots it in its own browsing context. Always
           // written again (its content may have changed where no record reaches).
@@ -410,45 +406,45 @@ function wdgateTraceLibrary() {
           if (index >= 0) {
             foreign.push(index);
             count++;
-            node.push(['#frame', { index: String(index) }]);
+            out += ',["#frame",{"index":"' + index + '"}]';
           }
         }
         counted(el, place);
-        return node;
+        return out + ']';
       }
       if (VOID.has(tag)) {
         counted(el, place);
-        return node;
+        return out + ']';
       }
-      if (el.shadowRoot) {
-        const root = el.shadowRoot;
+      const root = el.shadowRoot;
+      if (root) {
         watch.observe(root);
         roots.add(root);
         const ref = reference(root, whole);
-        if (ref) node.push(ref);
+        if (ref !== null) out += ',' + ref;
         else {
           shadows++;
-          const template = ['template', { shadowrootmode: root.mode }];
-          for (const style of adopted(root)) template.push(style);
-          children(root, template, whole);
+          let template = '["template",{"shadowrootmode":' + q(root.mode) + '}';
+          for (const style of adopted(root)) template += ',' + style;
+          template = children(root, template, whole);
           shadows--;
           counted(root, { adopted: adoptedKey(root.adoptedStyleSheets || [], false) });
-          node.push(template);
+          out += ',' + template + ']';
         }
       }
       if (tag === 'textarea') {
         place.state = el.value;
-        if (el.value) node.push(text(el.value));
+        if (el.value) out += ',' + text(el.value);
       } else if (tag === 'template') {
         // A template's content is not in the document (no record reaches it): written whole.
-        children(el.content, node, true);
-      } else children(el, node, whole);
+        out = children(el.content, out, true);
+      } else out = children(el, out, whole);
       if (tag === 'head') {
         place.adopted = adoptedKey(el.ownerDocument.adoptedStyleSheets || [], false);
-        for (const style of adopted(el.ownerDocument)) node.push(style);
+        for (const style of adopted(el.ownerDocument)) out += ',' + style;
       }
       counted(el, place);
-      return node;
+      return out + ']';
     }
 
     function adopted(root) {
@@ -456,75 +452,79 @@ function wdgateTraceLibrary() {
       for (const sheet of root.adoptedStyleSheets || []) {
         const css = sheetText(sheet);
         if (css) {
-          out.push(['style', { 'data-wdgate-adopted': '' }, text(css)]);
+          out.push('["style",{"data-wdgate-adopted":""},' + text(css) + ']');
           count++;
         }
       }
       return out;
     }
 
-    function isPassword(el) {
-      return el.localName === 'input' && (el.getAttribute('type') || '').toLowerCase() === 'password';
-    }
-
+    /** The element's attributes as a JSON object, its closing brace left to the caller. */
     function attributes(el, place) {
-      const out = {};
+      let out = '{';
       const tag = el.localName;
-      for (const attr of el.attributes) {
+      const list = el.attributes;
+      for (let i = 0; i < list.length; i++) {
+        const attr = list[i];
         const name = attr.name;
         const value = attr.value;
-        if (/^on/i.test(name)) continue;
+        const c = name.charCodeAt(0);
+        if ((c === 111 || c === 79) && (name.charCodeAt(1) === 110 || name.charCodeAt(1) === 78)) continue; // on…: an event handler
         if (URL_ATTRIBUTES.has(name.toLowerCase()) && /^\s*javascript:/i.test(value)) continue;
         if (tag === 'input' && (name === 'value' || name === 'checked')) continue; // written from the state below
         if ((tag === 'option' && name === 'selected') || ((tag === 'iframe' || tag === 'frame') && (name === 'src' || name === 'srcdoc'))) continue;
         if (name === 'nonce' || name === 'integrity' || name === 'data-wdgate-scroll' || name === 'data-wdgate-removed') continue;
-        out[name] = value;
+        out += (out.length > 1 ? ',' : '') + q(name) + ':' + q(value);
         bytes += name.length + value.length;
       }
+      const add = (name, value) => (out += (out.length > 1 ? ',' : '') + '"' + name + '":' + q(value));
       if (tag === 'input') {
         const type = (el.getAttribute('type') || '').toLowerCase();
         place.state = stateOf(el);
         if (type === 'checkbox' || type === 'radio') {
-          if (el.checked) out.checked = '';
-          if (el.getAttribute('value') !== null) out.value = el.getAttribute('value');
+          if (el.checked) add('checked', '');
+          if (el.getAttribute('value') !== null) add('value', el.getAttribute('value'));
         } else if (type !== 'file') {
           const value = el.value;
-          if (isPassword(el)) {
+          if (type === 'password') {
             if (value) secrets.push(value);
-            if (value) out.value = MASK;
-          } else if (value) out.value = value;
+            if (value) add('value', MASK);
+          } else if (value) add('value', value);
         }
       }
       if (tag === 'option') {
         place.state = stateOf(el);
-        if (el.selected) out.selected = '';
+        if (el.selected) add('selected', '');
       }
       if (tag === 'img' && !el.hasAttribute('width') && !el.hasAttribute('height')) {
         // The picture is not fetched in the viewer: its box keeps the page's layout.
         const r = el.getBoundingClientRect();
         if (r.width && r.height) {
-          out.width = String(Math.round(r.width));
-          out.height = String(Math.round(r.height));
+          add('width', String(Math.round(r.width)));
+          add('height', String(Math.round(r.height)));
         }
       }
-      // (Scroll events inside a shadow root do not reach the listener: read there.)
-      if (!watch.seeded || shadows > 0 || watch.scrolled.has(el)) {
+      // Only elements known to have scrolled are read (every element's offsets cost a large page's
+      // snapshot a third): scroll events say which; inside a shadow root they do not reach the listener.
+      if (shadows > 0 || watch.scrolled.has(el)) {
         if (el.scrollTop || el.scrollLeft) {
-          out['data-wdgate-scroll'] = el.scrollLeft + ',' + el.scrollTop;
+          add('data-wdgate-scroll', el.scrollLeft + ',' + el.scrollTop);
           watch.scrolled.add(el);
         }
       }
       return out;
     }
 
-    const html = document.documentElement ? visit(document.documentElement, false) : ['html', {}];
+    // The document's own scroll is read on every snapshot taken whole (the first of a document
+    // among them); other elements' once they scroll.
+    if (document.scrollingElement && (document.scrollingElement.scrollTop || document.scrollingElement.scrollLeft)) watch.scrolled.add(document.scrollingElement);
+    const html = document.documentElement ? visit(document.documentElement, false) : '["html",{}]';
     watch.roots = roots;
     watch.version = version;
     const top = watch.written.get(document.documentElement);
     watch.root = top && top.generation === generation ? [top.version, top.index] : null;
-    const tree = { doctype: document.doctype ? document.doctype.name : undefined, html };
     return {
-      tree: JSON.stringify(tree),
+      tree: '{' + (document.doctype ? '"doctype":' + q(document.doctype.name) + ',' : '') + '"html":' + html + '}',
       versions: Array.from(versions),
       url: document.URL,
       title: document.title,

@@ -148,7 +148,9 @@ function showPicture(step: TraceStep): void {
   if (frame.srcdoc !== html) frame.srcdoc = html;
   const shown = activeTab('picture') === 'snapshot' ? snapshot : shot;
   const whose = shown && (shown.from !== step.n ? `as step ${shown.from + 1} left it` : shown.phase !== phase ? `the ${shown.phase} capture` : '');
-  $('picture-note').textContent = [step.url, whose].filter(Boolean).join(' · ');
+  // A page that changed by itself after the before capture and before the step acted: that capture is older than the action.
+  const older = step.changedBefore && phase !== 'after' ? 'the page changed by itself after this capture, before the step acted' : '';
+  $('picture-note').textContent = [step.url, whose, older].filter(Boolean).join(' · ');
   strip?.show(step.n, phase);
   const video = $<HTMLVideoElement>('video');
   if (trace!.video && video.readyState > 0) video.currentTime = videoTime(trace!, step);
