@@ -105,6 +105,39 @@ export function snapshotFile(at: PageVersion, documents: Record<string, string>,
   return `{"wdgateSnapshot":1,"document":${JSON.stringify({ id: at.id, version: at.version })},"documents":${JSON.stringify(documents)},${tree.slice(1)}`;
 }
 
+/**
+ * A session's snapshot files as they are kept: which file holds each document's versions, and
+ * per window what the next snapshot is incremental to (only what was kept: a snapshot not kept
+ * is one the page must not refer to, and the page takes the next one whole).
+ */
+export class SnapshotBook {
+  /** By `document id:version`: the file holding it. */
+  readonly #files = new Map<string, string>();
+  readonly #windows = new Map<string, WindowCaptures>();
+
+  /** What the window's next snapshot is incremental to. */
+  known(window: string): WindowCaptures {
+    return this.#windows.get(window) ?? { frames: new Map() };
+  }
+
+  /** A snapshot's file content, for the file `name` (call `kept` once it is kept under that name). */
+  file(taken: DomSnapshot): string {
+    const documents: Record<string, string> = {};
+    for (const { id, version } of taken.references) {
+      const file = this.#files.get(`${id}:${version}`);
+      if (file) documents[`${id}:${version}`] = file;
+    }
+    return snapshotFile(taken.at, documents, taken.tree);
+  }
+
+  /** The snapshot is kept as `name`: later ones may refer to it (and to the frames' documents written in it). */
+  kept(window: string, taken: DomSnapshot, name: string): void {
+    this.#files.set(`${taken.at.id}:${taken.at.version}`, name);
+    for (const kept of taken.frames.values()) if (!this.#files.has(`${kept.id}:${kept.version}`)) this.#files.set(`${kept.id}:${kept.version}`, name);
+    this.#windows.set(window, { top: taken.at, frames: taken.frames });
+  }
+}
+
 /** Whether the window's document may have changed since its snapshot `since`. Never throws (then: changed). */
 export async function changedSince(browser: DrivenBrowser, window: string, since: PageVersion): Promise<boolean> {
   return (await browser.callFunction({ window, frames: [] }, CHANGED_SINCE, [since], CALL).catch(() => true)) !== false;

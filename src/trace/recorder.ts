@@ -36,7 +36,7 @@ import type { Redactor } from '../webdriver/redact.ts';
 import type { PendingCommand } from '../webdriver/seam.ts';
 import type { PageNotes } from '../webdriver/notes.ts';
 import { actionCapture, actionPlan, type ActionCapture, type ActionPlan, type Capture } from './action.ts';
-import { changedSince, NoPicture, snapshotDocument, snapshotFile, takePicture, type DomSnapshot, type PageVersion, type WindowCaptures } from './capture.ts';
+import { changedSince, NoPicture, snapshotDocument, SnapshotBook, takePicture, type DomSnapshot, type PageVersion } from './capture.ts';
 import type { HarPage } from './har.ts';
 import { pictureGate, type PictureGate } from './pressure.ts';
 
@@ -154,10 +154,8 @@ export class Recorder {
   #ended = false;
   /** The classic command about to run that acts on an element or with a pointer: its plan, for its step. */
   #acting: { name: string; plan: ActionPlan } | undefined;
-  /** Per window, the last snapshot kept of its document and of its frames' (what the next one is incremental to). */
-  readonly #windows = new Map<string, WindowCaptures>();
-  /** Every snapshot kept, by `document id:version`: the file holding it (a later snapshot's references point there). */
-  readonly #documents = new Map<string, string>();
+  /** Which file holds each snapshot kept, and what each window's next one is incremental to. */
+  readonly #book = new SnapshotBook();
 
   constructor(options: RecorderOptions) {
     this.#options = options;
@@ -287,8 +285,7 @@ export class Recorder {
     const { browser } = session;
     try {
       const last = this.#states.get(window);
-      const known = this.#windows.get(window) ?? { frames: new Map() };
-      const taken = await bounded(snapshotDocument(browser, window, this.#options.maxSnapshotBytes, known, SCRIPTS.has(step.name)));
+      const taken = await bounded(snapshotDocument(browser, window, this.#options.maxSnapshotBytes, this.#book.known(window), SCRIPTS.has(step.name)));
       if (!('unchanged' in taken)) for (const secret of taken.secrets) this.redactor.addSecret(secret);
       // Too late: it may show what the next command did.
       if (abandoned()) return undefined;
@@ -301,8 +298,8 @@ export class Recorder {
         if (!last) throw new Error('the page answered unchanged since a snapshot this trace does not have');
         state = last;
       } else {
-        const snapshot = this.#keepSnapshot(step.n, taken);
-        if (snapshot) this.#windows.set(window, { top: taken.at, frames: taken.frames });
+        const snapshot = this.#keep('snapshots', step.n, 'json', this.#book.file(taken));
+        if (snapshot) this.#book.kept(window, taken, snapshot);
         state = { window, at: taken.at, url: taken.url, title: taken.title, viewport: taken.viewport, snapshot, picture: undefined, taking: undefined, steps: [] };
         this.#states.set(window, state);
       }
@@ -323,24 +320,6 @@ export class Recorder {
       this.#options.dropped('capture failed');
       return undefined;
     }
-  }
-
-  /**
-   * A snapshot's file (docs/traces.md, "Snapshots"): which document and version it is, where the
-   * earlier snapshots its references name are, and its tree. Undefined past the byte budget.
-   */
-  #keepSnapshot(n: number, taken: DomSnapshot): string | undefined {
-    const documents: Record<string, string> = {};
-    for (const { id, version } of taken.references) {
-      const file = this.#documents.get(`${id}:${version}`);
-      if (file) documents[`${id}:${version}`] = file;
-    }
-    const name = this.#keep('snapshots', n, 'json', snapshotFile(taken.at, documents, taken.tree));
-    if (!name) return undefined;
-    this.#documents.set(`${taken.at.id}:${taken.at.version}`, name);
-    // The frames' documents written in it (those unchanged are in earlier files already).
-    for (const kept of taken.frames.values()) if (!this.#documents.has(`${kept.id}:${kept.version}`)) this.#documents.set(`${kept.id}:${kept.version}`, name);
-    return name;
   }
 
   /** The state's picture, if it has none yet and the rules let it be taken now. Never throws. */

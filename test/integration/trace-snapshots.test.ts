@@ -13,7 +13,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { DrivenBrowser } from '../../backends/backend.ts';
-import { LIBRARY, snapshotDocument, snapshotFile, type WindowCaptures } from '../../src/trace/capture.ts';
+import { LIBRARY, SnapshotBook, snapshotDocument, snapshotFile, type WindowCaptures } from '../../src/trace/capture.ts';
 import { Snapshots } from '../../src/trace/viewer/snapshots.ts';
 import { launchDriven, type DrivenKind, type DrivenProcess } from '../helpers/driven.ts';
 
@@ -63,38 +63,45 @@ const run = (body: string) => `async function () { ${body}; await new Promise((r
 
 let site: Server;
 let url = '';
+/** A page with a frame of another origin (localhost, where the page is 127.0.0.1). */
+let framedUrl = '';
 
 before(async () => {
-  site = createServer((_req, res) => {
+  site = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+    const port = (site.address() as AddressInfo).port;
+    if (req.url === '/framed') return res.end(`<!doctype html><title>framed</title><p id="top">top first</p><iframe id="other" src="http://localhost:${port}/inner"></iframe>`);
+    if (req.url === '/inner') return res.end('<!doctype html><title>inner</title><p id="inside">inside first</p>');
     res.end(PAGE);
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
+  framedUrl = `${url}framed`;
 });
 
 after(() => new Promise<void>((resolve) => site.close(() => resolve())));
 
-/** The snapshots of one page, as the recorder keeps them: files by name, which holds which version. */
+/** The snapshots of one page, as the recorder keeps them (src/trace/capture.ts, SnapshotBook). */
 class Kept {
   readonly files = new Map<string, string>();
-  readonly #documents = new Map<string, string>();
-  known: WindowCaptures = { frames: new Map() };
+  readonly #book = new SnapshotBook();
   readonly snapshots = new Snapshots((name) => this.files.get(name));
   #n = 0;
 
   constructor(readonly browser: DrivenBrowser, readonly window: string) {}
 
+  /** What the next snapshot is incremental to. */
+  get known(): WindowCaptures {
+    return this.#book.known(this.window);
+  }
+
   /** The trace's snapshot now: its file's name, or 'unchanged'. */
   async take(full = false): Promise<string> {
     const taken = await snapshotDocument(this.browser, this.window, MAX_BYTES, this.known, full);
     if ('unchanged' in taken) return 'unchanged';
-    const documents: Record<string, string> = {};
-    for (const { id, version } of taken.references) documents[`${id}:${version}`] = this.#documents.get(`${id}:${version}`)!;
     const name = `snapshots/${this.#n++}.json`;
-    this.files.set(name, snapshotFile(taken.at, documents, taken.tree));
-    this.#documents.set(`${taken.at.id}:${taken.at.version}`, name);
-    this.known = { top: taken.at, frames: taken.frames };
+    this.files.set(name, this.#book.file(taken));
+    this.#book.kept(this.window, taken, name);
     return name;
   }
 
@@ -122,6 +129,30 @@ for (const kind of KINDS) {
 
     after(async () => {
       await proc?.close();
+    });
+
+    test("a frame of another origin: its document snapshotted in its own browsing context, incremental there too; unchanged, a reference", { timeout: TEST_TIMEOUT_MS }, async () => {
+      const window = browser.initialWindow;
+      await browser.navigate(window, framedUrl, 'normal', 10_000);
+      const frame = await browser.contentFrameId({ window, frames: [] }, 'function () { return document.getElementById("other"); }', []);
+      assert.ok(frame, 'the frame has a browsing context');
+      const kept = new Kept(browser, window);
+      const inside = (name: string) => /srcdoc="([^"]*)"/.exec(kept.snapshots.html(name)!)?.[1]?.replace(/&quot;/g, '"').replace(/&amp;/g, '&') ?? '';
+      const first = await kept.take();
+      assert.match(kept.snapshots.html(first)!, /top first/);
+      assert.match(inside(first), /<p id="inside">inside first<\/p>/);
+      // The top document changed, the frame's did not: the frame's document is a reference into the first snapshot.
+      await browser.callFunction({ window, frames: [] }, run(`document.getElementById('top').textContent = 'top second'`), []);
+      const second = await kept.take();
+      assert.match(kept.snapshots.html(second)!, /top second/);
+      assert.match(inside(second), /inside first/);
+      assert.match(kept.files.get(second)!, /\["#document",\{"id":"[^"]+","version":"1"[^}]*\},\[\[1,\d+\]\]\]/);
+      // The frame's document changed: written there (its own references), the top's a reference.
+      await browser.callFunction({ window, frames: [frame!] }, run(`document.getElementById('inside').textContent = 'inside second'`), []);
+      const third = await kept.take();
+      assert.match(kept.snapshots.html(third)!, /top second/);
+      assert.match(inside(third), /<p id="inside">inside second<\/p>/);
+      assert.doesNotMatch(kept.files.get(third)!, /top second/, 'the top document is references');
     });
 
     test('after each kind of change, the snapshot (references resolved) is the page a whole snapshot shows; a change costs what changed', { timeout: TEST_TIMEOUT_MS }, async () => {
