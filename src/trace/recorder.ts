@@ -3,10 +3,11 @@
 // step that can change the page, taken once the page had settled — when the session's next
 // command begins (or when the session ends):
 //
-// - The DOM snapshot, always. The page's library (./page/snapshot.js) knows whether the document
-//   changed since the last one: an unchanged page costs one short call and shares the files. A
+// - The DOM snapshot, always. The page's library (./page/snapshot.js, in the gateway's own world)
+//   knows what changed since the last one: an unchanged page costs one short call and shares the
+//   files; a changed one is written as what changed and references into earlier snapshots. A
 //   next command that only reads (find, get text …) runs beside it; one that may change the page
-//   waits for it (a few ms), so a snapshot never shows the next step's page.
+//   waits for it (a fraction of a ms to a few), so a snapshot never shows the next step's page.
 // - A picture (JPEG screenshot, the expensive part: 15–20 ms of the browser's CPU): always for a
 //   failed command (at most one a second while the page keeps changing) and when the session
 //   ends with a trace that is kept; for other steps only when the machine has room
@@ -87,8 +88,7 @@ const FAILURE_PICTURE_MS = 1000;
 /** A capture that takes longer is given up (the trace goes without it). */
 const CAPTURE_BOUND_MS = 5000;
 /**
- * The next command waits this long at most for the page to answer a snapshot (or an action's
- * look): a page still loading (a navigation that timed out) may not answer until its document
+ * The next command waits this long at most for the page to answer a snapshot: a page still loading (a navigation that timed out) may not answer until its document
  * comes, and the session must not wait for that. The capture is then dropped. (Once the snapshot
  * is in, a failure's picture is waited for as long as it takes, within CAPTURE_BOUND_MS.)
  */

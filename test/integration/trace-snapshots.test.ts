@@ -56,6 +56,8 @@ const CHANGES: Array<[string, string, 'full'?]> = [
   ['a canvas drawn', `const c = document.getElementById('canvas').getContext('2d'); c.fillStyle = 'red'; c.fillRect(0, 0, 20, 10)`],
   ['an element scrolled', `document.getElementById('box').scrollTop = 120`],
   ['many texts at once', `for (const a of document.querySelectorAll('li.item a')) a.textContent += '!'`],
+  ['more changes than are remembered (the next snapshot is taken whole)', `const box = document.getElementById('elsewhere'); const many = []; for (let i = 0; i < 21000; i++) { const b = document.createElement('b'); b.textContent = i % 10; many.push(b); } box.append(...many); box.replaceChildren(box.firstChild)`],
+  ['a change after that', `document.getElementById('text').textContent = 'after the flood'`],
 ];
 
 /** Run a page script, then wait two frames (scroll events, observers' records). */
@@ -170,11 +172,12 @@ for (const kind of KINDS) {
         const name = await kept.take(full === 'full');
         assert.notEqual(name, 'unchanged', `${what}: a snapshot`);
         assert.equal(kept.snapshots.html(name), await kept.whole(), `${what}: the page as a whole snapshot shows it`);
+        if (what.startsWith('more changes')) assert.deepEqual(JSON.parse(kept.files.get(name)!).documents, {}, 'taken whole: it refers to nothing');
       }
       // What each change left, in the last snapshot read back.
       const last = kept.snapshots.html([...kept.files.keys()].at(-1)!)!;
       for (const shown of [
-        'second text',
+        'after the flood',
         '<h1 id="title" class="big">',
         '<li>new 29</li>',
         '<div id="elsewhere"><li class="item" data-i="200"><a href="#i200">moved and changed!</a>',

@@ -10,8 +10,8 @@
 // docs/traces.md, "Snapshots"). What changed is known without reading the page again: a
 // MutationObserver (the document, its open shadow roots, same-origin frames' documents) and
 // input, change, toggle, load and scroll events mark the nodes they touch; before each snapshot
-// the form controls' state, the style sheets' rule counts and the canvases' pictures are compared
-// with what was written. So a page that did not change costs one short call and no transfer, and
+// the form controls' state, the style sheets' rule counts, custom elements defined since and the
+// canvases' pictures are compared with what was written. So a page that did not change costs one short call and no transfer, and
 // one that changed pays for what changed, its ancestors and the checks.
 //
 // A snapshot writes the document as a node tree (a text, or [tag, attributes, ...children]) that
@@ -73,10 +73,17 @@ function wdgateTraceLibrary() {
       if (!watch.changedAt) watch.changedAt = Date.now();
       if (watch.overflow || !node) return;
       watch.marked.add(node);
+      watch.bound();
+    };
+    watch.bound = () => {
       if (watch.marked.size + watch.inserted.size > MAX_MARKED) {
+        // The next snapshot is taken whole: until then, records are not worth their cost (a page
+        // animating through its DOM while the session waits). It observes again as it walks.
         watch.overflow = true;
         watch.marked.clear();
         watch.inserted.clear();
+        watch.observer.disconnect();
+        watch.observing = new WeakSet();
       }
     };
     watch.mark = mark;
@@ -113,7 +120,10 @@ function wdgateTraceLibrary() {
     for (const r of records) {
       if (r.type === 'characterData') watch.mark(r.target.parentNode);
       else watch.mark(r.target);
-      if (r.type === 'childList' && !watch.overflow) for (const n of r.addedNodes) watch.inserted.add(n);
+      if (r.type === 'childList' && !watch.overflow) {
+        for (const n of r.addedNodes) watch.inserted.add(n);
+        watch.bound();
+      }
     }
   }
 
@@ -294,6 +304,7 @@ function wdgateTraceLibrary() {
       }
     }
     const roots = new Set();
+    watch.observe(document);
 
     function up(n) {
       if (n.parentNode) return n.parentNode;
