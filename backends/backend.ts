@@ -200,6 +200,13 @@ export interface CallOptions {
    * user's script may need; reads never do (they must not give the page activation).
    */
   userActivation?: boolean;
+  /**
+   * Run in the gateway's own world beside the page's (an isolated world, a sandbox), the
+   * library installed there: the document is the same, but the page's scripts can neither see
+   * what runs there nor change what it uses (a page that replaces addEventListener). What the
+   * trace runs in a page runs so; the W3C commands run in the page's world, as the spec says.
+   */
+  isolated?: boolean;
 }
 
 /** A browsing context: a top-level window (its handle), or a frame inside it (its frame path). */
@@ -427,7 +434,7 @@ export interface DrivenBrowser {
    * Call a function (in `context`) that returns a frame element (iframe, frame); the frame id
    * of the browsing context it contains, or null if it contains none. Check the element first.
    */
-  contentFrameId(context: BrowsingContext, functionDeclaration: string, args: unknown[]): Promise<string | null>;
+  contentFrameId(context: BrowsingContext, functionDeclaration: string, args: unknown[], options?: Pick<CallOptions, 'isolated'>): Promise<string | null>;
 
   // Input, dispatched to the window's page as trusted events: Perform Actions, and Element Click
   // and Send Keys as actions too (src/webdriver/element-input.ts). Each resolves once the page

@@ -4,11 +4,11 @@
 // Session, single commands, then 10 sessions at once (throughput, and the memory of every process
 // each side started, as PSS); the cheapest reads again on a settled page, two servers in turn.
 // Prints a markdown table and writes it to bench/results.md. Tracing (./trace.ts) runs on a
-// gateway of its own; `--only tracing` runs that part alone and prints it (results.md untouched).
+// gateway of its own and writes bench/results-tracing.md; `--only tracing` runs that part alone.
 // Last, sessions under churn (bench/churn.ts): N clients each looping New Session → navigate →
 // find → click → Delete Session, wdgate and chromedriver in turn; and across runs at scale (bench/tests.ts).
 // Usage: npm run bench [-- --iterations 30 --settled 200 --concurrent 10 --churn-clients 2,6,16 --churn-seconds 60]
-//        npm run bench -- --only tracing [--sessions 8,32 --rounds 3 --seconds 10 --trace-mode retain-on-failure --cpu-prof DIR]
+//        npm run bench -- --only tracing [--pages small,list,app --sessions 8,32 --rounds 3 --seconds 10 --trace-mode retain-on-failure --cpu-prof DIR]
 //        npm run bench -- --only churn   (only the churn rows; written to bench/results-churn.md)
 //        npm run bench -- --only tests   (only across runs at scale; its section of bench/results.md replaced)
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -22,6 +22,7 @@ import { Client } from '../test/helpers/client.ts';
 import { startPageServer } from '../test/helpers/pages.ts';
 import { measureBidi, measureFirefoxDirect } from './bidi.ts';
 import { tracingSection, type TracingOptions } from './trace.ts';
+import { BENCH_PAGES } from './trace-pages.ts';
 import { describeLimits } from './limits.ts';
 import { measureTestsScale, testsTable } from './tests.ts';
 import { churnTable, measureChurn } from './churn.ts';
@@ -35,6 +36,7 @@ const { values } = parseArgs({
     concurrent: { type: 'string', default: '10' },
     only: { type: 'string' },
     sessions: { type: 'string', default: '8,32' },
+    pages: { type: 'string', default: 'small,list,app' },
     rounds: { type: 'string', default: '3' },
     seconds: { type: 'string', default: '10' },
     'trace-mode': { type: 'string', default: 'retain-on-failure' },
@@ -204,6 +206,24 @@ const pageUrl = pages.page(
   `<input id="name" value="x"><button id="go" onclick="this.textContent = Date.now()">go</button><ul>${'<li>item</li>'.repeat(20)}</ul>`,
   'bench',
 );
+/** The tracing bench's pages, as asked (--pages). */
+const tracingPages = values.pages!.split(',').map((name) => {
+  const page = BENCH_PAGES.find((p) => p.name === name);
+  if (!page) throw new Error(`--pages: one or more of ${BENCH_PAGES.map((p) => p.name).join(', ')}, not ${JSON.stringify(name)}`);
+  return { page, url: pages.page(page.body, page.title) };
+});
+
+/** The tracing section as bench/results-tracing.md. */
+async function writeTracing(): Promise<string> {
+  const started = loadNow();
+  const table = (await tracingSection(tracingPages, TRACING)).join('\n');
+  const text =
+    `# Tracing benchmark results\n\nWritten by \`npm run bench -- --only tracing\` (or \`npm run bench\`) on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; ` +
+    `${started} at the start. Native Chromium; the traced side is \`wdgate:options.trace\` "${TRACING.mode}", the other "off".\n${table}\n`;
+  writeFileSync(new URL('./results-tracing.md', import.meta.url), text);
+  return table;
+}
+
 /** A pool's unused contexts and browsers end this long after a churn run (the default, 60 s, would make each run wait for it). */
 const CHURN_IDLE_TIMEOUT_MS = 10_000;
 
@@ -252,7 +272,7 @@ if (values.only === 'churn') {
 }
 if (values.only === 'tracing') {
   try {
-    console.log(`\n${(await tracingSection(pageUrl, TRACING)).join('\n')}\n`);
+    console.log(`\n${await writeTracing()}\n`);
   } finally {
     await pages.close();
   }
@@ -344,7 +364,8 @@ try {
     const [plain, through, n, q] = [samples, relayedSettled.get(name)!, nativeSettled.get(name)!, playwrightSettled.get(name)!].map(median) as [number, number, number, number];
     lines.push(`| ${name} | ${plain.toFixed(2)} | ${through.toFixed(2)} | ${(through - plain).toFixed(2)} ms (${(((through - plain) / plain) * 100).toFixed(1)} %) | ${n.toFixed(2)} | ${q.toFixed(2)} | ${(q / n).toFixed(2)} |`);
   }
-  lines.push(...(await tracingSection(pageUrl, TRACING)));
+  lines.push('', 'Tracing: see [results-tracing.md](results-tracing.md).');
+  await writeTracing();
   // BiDi: each side's New Session with webSocketUrl is a browser of its own (wdgate: the mapper
   // needs the whole browser; chromedriver: its mapper tab), so it is a launch on both.
   const bidiSessions = 3;

@@ -522,10 +522,10 @@ export class FirefoxContext implements DrivenBrowser {
     return found((await this.#tree(handle))[0]?.children);
   }
 
-  async contentFrameId(context: BrowsingContext, functionDeclaration: string, args: unknown[]): Promise<string | null> {
+  async contentFrameId(context: BrowsingContext, functionDeclaration: string, args: unknown[], options: Pick<CallOptions, 'isolated'> = {}): Promise<string | null> {
     const { window, target } = this.#target(context);
     const declaration = `async function (...args) { const element = await (${functionDeclaration}).apply(this, args); return element.contentWindow; }`;
-    const reply = await this.#unblocked(window, () => this.#scripts.call(target, declaration, args.map(localValue)));
+    const reply = await this.#unblocked(window, () => this.#scripts.call(target, declaration, args.map(localValue), { isolated: options.isolated === true }));
     if (reply.type === 'exception') throw new ScriptError(exceptionText(reply));
     const value = reply.result?.value as { context?: string } | undefined;
     return reply.result?.type === 'window' && value?.context ? value.context : null;

@@ -17,6 +17,8 @@ export interface ScriptResult {
 export class FirefoxScripts {
   /** The library installed per realm (a document's main world), by its handle; gone with the realm. */
   readonly #libraries = new Map<string, Map<string, Promise<string>>>();
+  /** The same in the gateway's sandbox of each document (by the document's realm): handle and sandbox realm. */
+  readonly #isolated = new Map<string, Map<string, Promise<{ handle: string; realm: string }>>>();
 
   constructor(
     readonly hub: BidiHub,
@@ -27,6 +29,7 @@ export class FirefoxScripts {
   /** The realm went away: so did what was installed in it. */
   forget(realm: string): void {
     this.#libraries.delete(realm);
+    this.#isolated.delete(realm);
   }
 
   async #call<T>(method: string, params: Record<string, unknown>): Promise<T> {
@@ -54,6 +57,36 @@ export class FirefoxScripts {
   /** A call failed because its realm is gone: the target's document was replaced (the target itself is still there). */
   #realmGone(e: unknown, target: string): e is BidiError {
     return e instanceof BidiError && /^Realm with id .* not found/.test(e.message) && this.hub.userContextOf(target) !== undefined;
+  }
+
+  /**
+   * The library compiled once in the gateway's sandbox of a document (realm): its handle and the
+   * sandbox's realm. The page's scripts cannot reach what runs there, nor change what it uses.
+   */
+  #isolatedLibrary(target: string, realm: string, library: string): Promise<{ handle: string; realm: string }> {
+    let installed = this.#isolated.get(realm);
+    if (!installed) {
+      installed = new Map();
+      this.#isolated.set(realm, installed);
+    }
+    let found = installed.get(library);
+    if (!found) {
+      found = this.channel
+        .call<ScriptResult & { realm?: string }>('script.callFunction', {
+          functionDeclaration: `function () { return (${library}); }`,
+          target: { context: target, sandbox: SANDBOX },
+          awaitPromise: false,
+          resultOwnership: 'root',
+        })
+        .then((reply) => {
+          if (reply.type !== 'success' || !reply.result?.handle || !reply.realm) throw new Error('the page code could not be installed');
+          return { handle: reply.result.handle, realm: reply.realm };
+        });
+      const current = installed;
+      found.catch(() => current.delete(library));
+      installed.set(library, found);
+    }
+    return found;
   }
 
   /** The library compiled once per document (realm): its BiDi handle. */
@@ -139,6 +172,7 @@ export class FirefoxScripts {
 
   /** script.callFunction of `functionDeclaration` in the target's document, `this` the library when given. */
   async call(target: string, functionDeclaration: string, args: Record<string, unknown>[], options: CallOptions = {}): Promise<ScriptResult> {
+    if (options.isolated) return this.#callIsolated(target, functionDeclaration, args, options.library);
     let gone: string | undefined;
     for (let attempt = 0; ; attempt++) {
       const realm = await this.#realm(target, gone);
@@ -173,6 +207,35 @@ export class FirefoxScripts {
         // The document went away, before or during the call (Firefox cannot say which): the
         // W3C layer tries again only what may run twice.
         if (this.#realmGone(e, target)) throw new Error(`Execution context was destroyed: ${e.message}`);
+        throw this.classify(e);
+      }
+    }
+  }
+
+  /**
+   * script.callFunction in the gateway's sandbox of the target's current document, `this` the
+   * library there when given. What runs there reads the page (a snapshot) and may run again in
+   * the next document when the one it ran in goes away mid-call: harmless for a read.
+   */
+  async #callIsolated(target: string, functionDeclaration: string, args: Record<string, unknown>[], library: string | undefined): Promise<ScriptResult> {
+    for (let attempt = 0; ; attempt++) {
+      const realm = await this.#realm(target);
+      try {
+        const installed = library ? await this.#isolatedLibrary(target, realm, library) : undefined;
+        return await this.channel.call<ScriptResult>('script.callFunction', {
+          functionDeclaration,
+          arguments: args,
+          ...(installed && { this: { handle: installed.handle } }),
+          target: installed ? { realm: installed.realm } : { context: target, sandbox: SANDBOX },
+          awaitPromise: true,
+          resultOwnership: 'none',
+        });
+      } catch (e) {
+        // The sandbox (or its document) went away before the call: installed again, once.
+        if (attempt === 0 && e instanceof BidiError && (e.error === 'no such handle' || /^Realm with id .* not found/.test(e.message))) {
+          this.#isolated.delete(realm);
+          continue;
+        }
         throw this.classify(e);
       }
     }

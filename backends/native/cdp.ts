@@ -1,6 +1,6 @@
 // Puppeteer's private parts the native backend needs, in one place: the raw CDP session of a
 // page and of a frame's target, and the ids CDP uses. Internal API, stable across 24.x releases.
-import type { Browser, CDPSession, Connection, Frame, Page, Target } from 'puppeteer-core';
+import type { Browser, CDPSession, Connection, Frame, JSHandle, Page, Target } from 'puppeteer-core';
 
 /** The page's own CDP session. */
 export function cdp(page: Page): CDPSession {
@@ -50,6 +50,21 @@ export function handleOf(target: Target): string {
 export function mainWorldContextId(frame: Frame): number | undefined {
   const realm = (frame as unknown as { mainRealm(): { context?: { id: number } } }).mainRealm();
   return realm.context?.id;
+}
+
+/**
+ * The execution context id of the frame's isolated world of the gateway's own (puppeteer's
+ * utility world, made in every frame's document before its scripts run), once it has one. The
+ * page's scripts cannot reach it, and the BiDi mapper never hears of it (./bidi.ts).
+ */
+export function isolatedWorldContextId(frame: Frame): number | undefined {
+  const realm = (frame as unknown as { isolatedRealm(): { context?: { id: number } } }).isolatedRealm();
+  return realm.context?.id;
+}
+
+/** The frame's isolated world (puppeteer's realm object): it waits for the world's context. */
+export function isolatedRealm(frame: Frame): { evaluateHandle(fn: () => unknown): Promise<JSHandle> } {
+  return (frame as unknown as { isolatedRealm(): { evaluateHandle(fn: () => unknown): Promise<JSHandle> } }).isolatedRealm();
 }
 
 /**

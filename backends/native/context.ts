@@ -43,7 +43,7 @@ import {
   type TouchInputEvent,
   type WheelInputEvent,
 } from '../backend.ts';
-import { cdp, connectionOf, frameClient, frameIdOf, handleOf } from './cdp.ts';
+import { cdp, connectionOf, frameClient, frameIdOf, handleOf, isolatedRealm, isolatedWorldContextId } from './cdp.ts';
 import { fedCmDialogs, setPermission, virtualAuthenticators } from '../chromium-automation.ts';
 import { startTracing } from './tracing.ts';
 import { saveDownloads } from './downloads.ts';
@@ -442,7 +442,7 @@ export class NativeContext implements DrivenBrowser {
     try {
       // Raw Runtime.callFunctionOn, one round trip: puppeteer's evaluate would resend the whole
       // declaration and always give the page user activation.
-      return await this.#libraries.call(frame, options.library ?? NO_LIBRARY, functionDeclaration, args, options.userActivation === true);
+      return await this.#libraries.call(frame, options.library ?? NO_LIBRARY, functionDeclaration, args, options.userActivation === true, options.isolated ? 'isolated' : 'main');
     } catch (e) {
       throw classify(e, page, frame);
     }
@@ -457,14 +457,28 @@ export class NativeContext implements DrivenBrowser {
     context: BrowsingContext,
     functionDeclaration: string,
     args: unknown[],
+    isolated: boolean,
     use: (objectId: string | undefined, client: CDPSession) => Promise<T>,
   ): Promise<T> {
     const page = await this.#page(context.window);
     const frame = frameOf(page, context);
     try {
-      const handle = (await frame.evaluateHandle(asFunction(functionDeclaration) as never, ...(args as never[]))) as JSHandle;
+      const client = frameClient(frame);
+      const executionContextId = isolated ? isolatedWorldContextId(frame) : undefined;
+      if (executionContextId !== undefined) {
+        // The gateway's world: raw, so that the page is given no user activation.
+        const reply = await client.send('Runtime.callFunctionOn', { executionContextId, functionDeclaration, arguments: args.map((value) => ({ value })), awaitPromise: true });
+        const objectId = reply.exceptionDetails ? undefined : reply.result.objectId;
+        try {
+          return await use(objectId, client);
+        } finally {
+          if (objectId) void client.send('Runtime.releaseObject', { objectId }).catch(() => {});
+        }
+      }
+      const realm = isolated ? isolatedRealm(frame) : frame;
+      const handle = (await realm.evaluateHandle(asFunction(functionDeclaration) as never, ...(args as never[]))) as JSHandle;
       try {
-        return await use(handle.remoteObject().objectId, frameClient(frame));
+        return await use(handle.remoteObject().objectId, client);
       } finally {
         void handle.dispose().catch(() => {});
       }
@@ -474,7 +488,7 @@ export class NativeContext implements DrivenBrowser {
   }
 
   async setFileInputFiles(context: BrowsingContext, functionDeclaration: string, args: unknown[], files: string[]): Promise<void> {
-    await this.#withObject(context, functionDeclaration, args, (objectId, client) => client.send('DOM.setFileInputFiles', { objectId, files }));
+    await this.#withObject(context, functionDeclaration, args, false, (objectId, client) => client.send('DOM.setFileInputFiles', { objectId, files }));
   }
 
   // ── Frames ───────────────────────────────────────────────────────────────────────────────
@@ -498,8 +512,8 @@ export class NativeContext implements DrivenBrowser {
     }
   }
 
-  async contentFrameId(context: BrowsingContext, functionDeclaration: string, args: unknown[]): Promise<string | null> {
-    return this.#withObject(context, functionDeclaration, args, async (objectId, client) => {
+  async contentFrameId(context: BrowsingContext, functionDeclaration: string, args: unknown[], options: Pick<CallOptions, 'isolated'> = {}): Promise<string | null> {
+    return this.#withObject(context, functionDeclaration, args, options.isolated === true, async (objectId, client) => {
       if (!objectId) return null;
       // The frame owner's node names its content frame (the id is the same in every process).
       const { node } = await client.send('DOM.describeNode', { objectId });
@@ -606,7 +620,7 @@ export class NativeContext implements DrivenBrowser {
   }
 
   async accessibleNode(context: BrowsingContext, functionDeclaration: string, args: unknown[]): Promise<AccessibleNode> {
-    return this.#withObject(context, functionDeclaration, args, async (objectId, client) => {
+    return this.#withObject(context, functionDeclaration, args, false, async (objectId, client) => {
       // As chromedriver: the element's own node (an ignored one too, whose role is "none").
       const { nodes } = await client.send('Accessibility.getPartialAXTree', { objectId, fetchRelatives: false });
       const node = nodes[0];

@@ -1,11 +1,11 @@
 // Page code installed once per document: the gateway's constant page functions (its "library",
-// some 23 KB) are compiled in a frame's main world once, and each call then sends only a short
-// function that the library is bound to (`this`), by the installed function's object id. A new
-// document (navigation) destroys the execution context and its objects: the next call installs
-// again.
+// some 23 KB) are compiled in a frame's main world (or, for the trace's page code, the gateway's
+// isolated world beside it) once, and each call then sends only a short function that the library
+// is bound to (`this`), by the installed function's object id. A new document (navigation)
+// destroys the execution contexts and their objects: the next call installs again.
 import type { CDPSession, Frame, JSHandle } from 'puppeteer-core';
 import { ScriptError } from '../backend.ts';
-import { frameClient, frameIdOf, mainWorldContextId } from './cdp.ts';
+import { frameClient, frameIdOf, isolatedRealm, isolatedWorldContextId, mainWorldContextId } from './cdp.ts';
 
 /** A function object whose source is `declaration`: puppeteer sends fn.toString() as is. */
 function asFunction(declaration: string): () => unknown {
@@ -14,20 +14,28 @@ function asFunction(declaration: string): () => unknown {
   return fn;
 }
 
+/** Which world of a frame's document: the page's own (main), or the gateway's isolated world. */
+export type World = 'main' | 'isolated';
+
+function contextIdOf(frame: Frame, world: World): number | undefined {
+  return world === 'main' ? mainWorldContextId(frame) : isolatedWorldContextId(frame);
+}
+
 /**
- * Compile `library` in the frame's main world; its object id. Raw, without user activation
+ * Compile `library` in the frame's world; its object id. Raw, without user activation
  * (puppeteer's evaluate would give the page one); through puppeteer's realm only while the
  * document has no execution context yet (it waits for one).
  */
-async function install(frame: Frame, client: CDPSession, library: string): Promise<string> {
+async function install(frame: Frame, client: CDPSession, library: string, world: World): Promise<string> {
   const declaration = `function () { return (${library}); }`;
-  const executionContextId = mainWorldContextId(frame);
+  const executionContextId = contextIdOf(frame, world);
   let objectId: string | undefined;
   if (executionContextId !== undefined) {
     const reply = await client.send('Runtime.callFunctionOn', { executionContextId, functionDeclaration: declaration });
     objectId = reply.result.objectId;
   } else {
-    const handle = (await frame.evaluateHandle(asFunction(declaration) as () => unknown)) as JSHandle;
+    const realm = world === 'main' ? frame : isolatedRealm(frame);
+    const handle = (await realm.evaluateHandle(asFunction(declaration) as () => unknown)) as JSHandle;
     objectId = handle.remoteObject().objectId;
   }
   if (!objectId) throw new Error('the page code could not be installed');
@@ -49,11 +57,11 @@ export class Libraries {
    * round trip waits for three processes to be scheduled: a Find Element right after a
    * navigation took ≈ 0.8× chromedriver's under churn with two.
    */
-  async call(frame: Frame, library: string, declaration: string, args: unknown[], userGesture: boolean): Promise<unknown> {
+  async call(frame: Frame, library: string, declaration: string, args: unknown[], userGesture: boolean, world: World = 'main'): Promise<unknown> {
     const client = frameClient(frame);
     for (let attempt = 0; ; attempt++) {
-      const executionContextId = this.#installedIn(client, frameIdOf(frame)).has(library) ? undefined : mainWorldContextId(frame);
-      const objectId = this.#objectId(frame, client, library);
+      const executionContextId = this.#installedIn(client, frameIdOf(frame)).has(`${world}:${library}`) ? undefined : contextIdOf(frame, world);
+      const objectId = this.#objectId(frame, client, library, world);
       const target =
         executionContextId === undefined
           ? { objectId: await objectId, functionDeclaration: declaration }
@@ -86,7 +94,7 @@ export class Libraries {
   async callWithObject(frame: Frame, library: string, declaration: string, objectId: string, args: unknown[]): Promise<void> {
     const client = frameClient(frame);
     const reply = await client.send('Runtime.callFunctionOn', {
-      objectId: await this.#objectId(frame, client, library),
+      objectId: await this.#objectId(frame, client, library, 'main'),
       functionDeclaration: declaration,
       arguments: [{ objectId }, ...args.map((value) => ({ value }))],
       awaitPromise: true,
@@ -95,10 +103,10 @@ export class Libraries {
   }
 
   /** Call `declaration` bound to `library` with JSON `args`; the page object it resolves to (its CDP id), if any. */
-  async callForObject(frame: Frame, library: string, declaration: string, args: unknown[]): Promise<string | undefined> {
+  async callForObject(frame: Frame, library: string, declaration: string, args: unknown[], world: World = 'main'): Promise<string | undefined> {
     const client = frameClient(frame);
     const reply = await client.send('Runtime.callFunctionOn', {
-      objectId: await this.#objectId(frame, client, library),
+      objectId: await this.#objectId(frame, client, library, world),
       functionDeclaration: declaration,
       arguments: args.map((value) => ({ value })),
       awaitPromise: true,
@@ -125,13 +133,14 @@ export class Libraries {
     return libraries;
   }
 
-  #objectId(frame: Frame, client: CDPSession, library: string): Promise<string> {
+  #objectId(frame: Frame, client: CDPSession, library: string, world: World): Promise<string> {
     const libraries = this.#installedIn(client, frameIdOf(frame));
-    let objectId = libraries.get(library);
+    const key = `${world}:${library}`;
+    let objectId = libraries.get(key);
     if (!objectId) {
-      objectId = install(frame, client, library);
-      objectId.catch(() => libraries.delete(library));
-      libraries.set(library, objectId);
+      objectId = install(frame, client, library, world);
+      objectId.catch(() => libraries.delete(key));
+      libraries.set(key, objectId);
     }
     return objectId;
   }

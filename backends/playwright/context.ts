@@ -47,6 +47,7 @@ import { consoleLogEntry, pageErrorLogEntry, PlaywrightExtensions } from './exte
 import { followMainFrameLoading } from './loading.ts';
 import { PlaywrightNetwork } from './network.ts';
 import { PendingNavigations } from './pending.ts';
+import { UtilityWorld } from './utility.ts';
 
 export type Engine = 'chromium' | 'firefox';
 
@@ -74,6 +75,8 @@ export class PlaywrightContext implements DrivenBrowser {
   readonly #frameIds = new WeakMap<Frame, string>();
   readonly #frames = new Map<string, Frame>();
   readonly #libraries = new WeakMap<Frame, Map<string, Promise<JSHandle>>>();
+  /** The gateway's own world beside each document's (CallOptions.isolated). */
+  readonly #utility = new UtilityWorld();
   readonly #unlisten: (() => void)[] = [];
   readonly #prompts = new PromptGuard<Page>();
   readonly #input: PlaywrightInput;
@@ -457,6 +460,7 @@ export class PlaywrightContext implements DrivenBrowser {
     const call = `(library, args) => (${functionDeclaration}).apply(library, args)`;
     try {
       return await this.#unblocked(page, async () => {
+        if (options.isolated) return this.#utility.call(frame, options.library, functionDeclaration, args);
         if (!options.library) return frame.evaluate(asFunction(`(args) => (${functionDeclaration}).apply(window, args)`), args);
         for (let attempt = 0; ; attempt++) {
           const library = await this.#library(frame, options.library);
@@ -532,7 +536,16 @@ export class PlaywrightContext implements DrivenBrowser {
     }
   }
 
-  async contentFrameId(context: BrowsingContext, functionDeclaration: string, args: unknown[]): Promise<string | null> {
+  async contentFrameId(context: BrowsingContext, functionDeclaration: string, args: unknown[], options: Pick<CallOptions, 'isolated'> = {}): Promise<string | null> {
+    if (options.isolated) {
+      const { page, frame } = this.#frame(context);
+      try {
+        const inner = await this.#unblocked(page, () => this.#utility.contentFrame(frame, frame.childFrames(), functionDeclaration, args));
+        return inner ? this.#frameId(inner) : null;
+      } catch (e) {
+        throw this.#classify(e, page, frame);
+      }
+    }
     return this.#element(context, functionDeclaration, args, async (handle) => {
       const frame = await handle.asElement()?.contentFrame();
       return frame ? this.#frameId(frame) : null;

@@ -1,12 +1,13 @@
 // What a classic command is about to act on, for its step's action view (docs/traces.md,
 // "Before, action, after"): Element Click, Element Send Keys and Element Clear address an element
 // by its URL; Perform Actions a pointer's element origin, and its pointer goes down somewhere.
-// Pure: the recorder asks the page where the element is (./capture.ts, lookAtTarget) and these
-// rules turn the answer into the step's `action`.
+// Pure: the command's own page calls note where each element was right before they acted
+// (src/webdriver/notes.ts, one round trip: nobody asks the page again) and these rules turn the
+// notes into the step's `action`.
 import { WEB_ELEMENT_IDENTIFIER as ELEMENT } from '../webdriver/params.ts';
-import type { ActionTarget } from './capture.ts';
+import type { PageNotes } from '../webdriver/notes.ts';
 // The trace format's own types, as the viewer reads them.
-import type { ActionCapture, Viewport } from './viewer/model.ts';
+import type { ActionCapture } from './viewer/model.ts';
 
 export type { ActionCapture, Capture } from './viewer/model.ts';
 
@@ -82,14 +83,29 @@ function pointerPlan(params: unknown, inFrame: boolean): ActionPlan | undefined 
   return lastElement ? { element: lastElement } : undefined;
 }
 
+/** Where an element was right before a command acted on it (the page's notes). */
+export type ActionTarget = NonNullable<NonNullable<PageNotes['targets']>[string]>;
+
 /**
- * The step's action from the plan and the page's answer: the element (`marker` when the snapshot
- * taken right before carries it), where the pointer went down, and the viewport both are in.
+ * An element's path from <html> (its position among its parent's element children at each
+ * level, from 1) as a CSS selector: the snapshot keeps every element in its place (one it drops
+ * leaves an empty <template>), so the selector finds it in the snapshot's document.
  */
-export function actionCapture(plan: ActionPlan, target: ActionTarget | null, viewport: Viewport, marker: string | undefined): ActionCapture | undefined {
+export function selectorOfPath(path: readonly number[]): string {
+  return ['html', ...path.map((k) => `:nth-child(${k})`)].join(' > ');
+}
+
+/**
+ * The step's action from the plan and the page's notes: the element (its selector in the
+ * snapshot), where the pointer went down, and the viewport both are in.
+ */
+export function actionCapture(plan: ActionPlan, notes: PageNotes | undefined): ActionCapture | undefined {
+  const viewport = notes?.viewport;
+  if (!viewport) return undefined;
+  const target = plan.element ? (notes.targets?.[plan.element] ?? null) : null;
   const capture: ActionCapture = { viewport };
   if (plan.element && target) {
-    capture.element = { ...(marker && { marker }), ...(target.selector && { selector: target.selector }), box: target.box };
+    capture.element = { ...(target.path && { selector: selectorOfPath(target.path) }), box: target.box };
   }
   const down = plan.pointerDown;
   if (down?.origin === 'viewport') capture.point = { x: down.x, y: down.y };

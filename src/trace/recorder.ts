@@ -3,10 +3,11 @@
 // step that can change the page, taken once the page had settled — when the session's next
 // command begins (or when the session ends):
 //
-// - The DOM snapshot, always. The page's library (./page/snapshot.js) knows whether the document
-//   changed since the last one: an unchanged page costs one short call and shares the files. A
+// - The DOM snapshot, always. The page's library (./page/snapshot.js, in the gateway's own world)
+//   knows what changed since the last one: an unchanged page costs one short call and shares the
+//   files; a changed one is written as what changed and references into earlier snapshots. A
 //   next command that only reads (find, get text …) runs beside it; one that may change the page
-//   waits for it (a few ms), so a snapshot never shows the next step's page.
+//   waits for it (a fraction of a ms to a few), so a snapshot never shows the next step's page.
 // - A picture (JPEG screenshot, the expensive part: 15–20 ms of the browser's CPU): always for a
 //   failed command (at most one a second while the page keeps changing) and when the session
 //   ends with a trace that is kept; for other steps only when the machine has room
@@ -20,18 +21,23 @@
 //
 // Before, action, after (docs/traces.md): a step's after capture is the next step's before (it is
 // taken right before the next command runs). A command that acts on an element or with a pointer
-// (./action.ts) asks the page, in the same call, where that is and whether the page changed since
-// the last snapshot — a page that changed meanwhile (while a find polled, say) gets a `before`
-// snapshot of its own, the element marked in it; an unchanged one costs no serialization, and the
-// action view outlines the element by its selector in the snapshot already taken.
+// (./action.ts) is told by its own page calls where that element was right before it acted
+// (src/webdriver/notes.ts): no call of the trace's own. A find that had to wait for its element
+// (the page changed while it polled) is captured as a page-changing step, so the command after it
+// has a before that shows the element; a page that changed by itself after the last capture and
+// before a step acted is said so on the step (`changedBefore`), as the next capture finds it.
+//
+// Snapshots are incremental (./page/snapshot.js): each names, in its file's `documents`, the
+// earlier snapshots its references point into (docs/traces.md, "Snapshots").
 import { createHash } from 'node:crypto';
 import { UserPromptOpenedError, type ConsoleEntry, type NetworkEntry, type PageError } from '../../backends/backend.ts';
 import type { Session } from '../webdriver/session.ts';
 import { commandFacts } from '../webdriver/routes.ts';
 import type { Redactor } from '../webdriver/redact.ts';
 import type { PendingCommand } from '../webdriver/seam.ts';
+import type { PageNotes } from '../webdriver/notes.ts';
 import { actionCapture, actionPlan, type ActionCapture, type ActionPlan, type Capture } from './action.ts';
-import { changedSince, lookAtTarget, snapshotDocument, takePicture, type DomSnapshot, type PageVersion } from './capture.ts';
+import { changedSince, NoPicture, snapshotDocument, SnapshotBook, takePicture, type DomSnapshot, type PageVersion } from './capture.ts';
 import type { HarPage } from './har.ts';
 import { pictureGate, type PictureGate } from './pressure.ts';
 
@@ -61,6 +67,8 @@ export interface TraceStep {
   before?: Capture;
   /** What it acted on and where its pointer went down. */
   action?: ActionCapture;
+  /** The page changed by itself after the capture before this step and before it acted: that capture (its before) may not show the page as it was. */
+  changedBefore?: true;
   text?: string;
 }
 
@@ -80,8 +88,7 @@ const FAILURE_PICTURE_MS = 1000;
 /** A capture that takes longer is given up (the trace goes without it). */
 const CAPTURE_BOUND_MS = 5000;
 /**
- * The next command waits this long at most for the page to answer a snapshot (or an action's
- * look): a page still loading (a navigation that timed out) may not answer until its document
+ * The next command waits this long at most for the page to answer a snapshot: a page still loading (a navigation that timed out) may not answer until its document
  * comes, and the session must not wait for that. The capture is then dropped. (Once the snapshot
  * is in, a failure's picture is waited for as long as it takes, within CAPTURE_BOUND_MS.)
  */
@@ -141,12 +148,14 @@ export class Recorder {
   #blocking: Promise<void> | undefined;
   /** Every capture still running, pictures included (the session's end waits for them). */
   readonly #running = new Set<Promise<void>>();
-  /** The page as last captured. */
-  #state: PageState | undefined;
+  /** The page as last captured, per window. */
+  readonly #states = new Map<string, PageState>();
   #lastPictureAt = 0;
   #ended = false;
-  /** The classic command about to run: its before and action, for its step. */
-  #acting: { name: string; before?: Capture; action?: ActionCapture } | undefined;
+  /** The classic command about to run that acts on an element or with a pointer: its plan, for its step. */
+  #acting: { name: string; plan: ActionPlan } | undefined;
+  /** Which file holds each snapshot kept, and what each window's next one is incremental to. */
+  readonly #book = new SnapshotBook();
 
   constructor(options: RecorderOptions) {
     this.#options = options;
@@ -170,25 +179,34 @@ export class Recorder {
     });
   }
 
-  /** Add a step; page-changing commands of a driven session are captured before the next one runs. */
-  add(step: Omit<TraceStep, 'n'>, capture = false): TraceStep {
+  /**
+   * Add a step; page-changing commands of a driven session are captured before the next one
+   * runs. `notes`: what the command's own page calls saw (where it acted).
+   */
+  add(step: Omit<TraceStep, 'n'>, capture = false, notes?: PageNotes): TraceStep {
     const full = { n: this.steps.length, ...step } as TraceStep;
     if (step.kind === 'command' && this.#acting?.name === step.name) {
-      if (this.#acting.before) full.before = this.#acting.before;
-      if (this.#acting.action) full.action = this.#acting.action;
+      const action = actionCapture(this.#acting.plan, notes);
+      if (action) full.action = action;
       this.#acting = undefined;
     }
     this.steps.push(full);
-    if (capture) this.#pending = full;
+    if (capture) {
+      this.#pending = full;
+      this.#actedAt.set(full, notes?.at ?? step.startedAt);
+    }
     return full;
   }
+
+  /** When each step waiting for its capture began to act (its first page call, else its start). */
+  readonly #actedAt = new WeakMap<TraceStep, number>();
 
   /**
    * Right before a classic command of the session runs (in its queue): the previous step's
    * capture begins, and a command that may change the page (the route table's changesPage) waits
-   * for its snapshot; then one that acts on an element or with a pointer has its before and
-   * action looked at. (What it types into a password field the seam has hidden already:
-   * src/webdriver/seam.ts.)
+   * for its snapshot; one that acts on an element or with a pointer has its plan made (its own
+   * page calls will say where the element was). (What it types into a password field the seam
+   * has hidden already: src/webdriver/seam.ts.)
    */
   async beforeCommand(session: Session, command: PendingCommand): Promise<void> {
     this.#acting = undefined;
@@ -198,35 +216,7 @@ export class Recorder {
     if (this.#pending) this.#begin(session, changes ? 'changes' : 'reads');
     if (changes) await this.#blocking;
     const plan = actionPlan(command.name, command.urlParams, command.params, session.frames.length > 0);
-    if (plan) this.#acting = { name: command.name, ...(await this.#look(session, plan)) };
-  }
-
-  /**
-   * Where the command is about to act, and the page before it when it changed since the last
-   * snapshot (then taken, the element marked in it). Never throws: without an answer, the step
-   * has no action view.
-   */
-  async #look(session: Session, plan: ActionPlan): Promise<{ before?: Capture; action?: ActionCapture }> {
-    const window = session.currentWindow;
-    if (window === null || this.#overBudget) return {};
-    const last = this.#state?.window === window ? this.#state : undefined;
-    const marker = `wdgate-${this.steps.length}`;
-    try {
-      const looked = await bounded(lookAtTarget(session.browser, window, { element: plan.element, marker, maxBytes: this.#options.maxSnapshotBytes, since: last?.at }), CAPTURE_WAIT_MS);
-      if ('unchanged' in looked.snapshot) return { action: actionCapture(plan, looked.target, looked.viewport, undefined) };
-      const taken = looked.snapshot;
-      for (const secret of taken.secrets) this.redactor.addSecret(secret);
-      const snapshot = this.#keep('snapshots', `${this.steps.length}-before`, 'html', taken.html);
-      // The page as it is now is what the next after capture compares with.
-      this.#state = { window, at: taken.at, url: taken.url, title: taken.title, viewport: taken.viewport, snapshot, picture: undefined, taking: undefined, steps: [] };
-      const marked = snapshot !== undefined && looked.target !== null && taken.html.includes(`data-wdgate-target="${marker}"`);
-      return {
-        ...(snapshot && { before: { snapshot, viewport: taken.viewport } }),
-        action: actionCapture(plan, looked.target, looked.viewport, marked ? marker : undefined),
-      };
-    } catch {
-      return {};
-    }
+    if (plan) this.#acting = { name: command.name, plan };
   }
 
   /** Capture what the browser shows now for the step waiting for it, pictures included. Never throws. */
@@ -294,24 +284,24 @@ export class Recorder {
   async #snapshot(session: Session, window: string, step: TraceStep, abandoned: () => boolean): Promise<PageState | undefined> {
     const { browser } = session;
     try {
-      const last = this.#state?.window === window ? this.#state : undefined;
-      const taken = await bounded(snapshotDocument(browser, window, this.#options.maxSnapshotBytes, last?.at, SCRIPTS.has(step.name)));
+      const last = this.#states.get(window);
+      const taken = await bounded(snapshotDocument(browser, window, this.#options.maxSnapshotBytes, this.#book.known(window), SCRIPTS.has(step.name)));
       if (!('unchanged' in taken)) for (const secret of taken.secrets) this.redactor.addSecret(secret);
       // Too late: it may show what the next command did.
       if (abandoned()) return undefined;
+      // The page changed by itself before the step acted: its before (the last capture) may not show it as it was.
+      const actedAt = this.#actedAt.get(step);
+      if (taken.changedAt > 0 && actedAt !== undefined && taken.changedAt < actedAt) step.changedBefore = true;
       let state: PageState;
       if ('unchanged' in taken) {
-        state = last!;
+        // (Unchanged is answered only since a snapshot kept: its state is there.)
+        if (!last) throw new Error('the page answered unchanged since a snapshot this trace does not have');
+        state = last;
       } else {
-        const snapshot = this.#keep('snapshots', step.n, 'html', taken.html);
-        if (last && snapshot !== undefined && snapshot === last.snapshot && taken.url === last.url) {
-          // Taken whole (after a script) and found the same: the same page.
-          state = last;
-          state.at = taken.at;
-        } else {
-          state = { window, at: taken.at, url: taken.url, title: taken.title, viewport: taken.viewport, snapshot, picture: undefined, taking: undefined, steps: [] };
-          this.#state = state;
-        }
+        const snapshot = this.#keep('snapshots', step.n, 'json', this.#book.file(taken));
+        if (snapshot) this.#book.kept(window, taken, snapshot);
+        state = { window, at: taken.at, url: taken.url, title: taken.title, viewport: taken.viewport, snapshot, picture: undefined, taking: undefined, steps: [] };
+        this.#states.set(window, state);
       }
       state.steps.push(step);
       step.url = state.url;
@@ -381,6 +371,10 @@ export class Recorder {
         delete s.noScreenshot;
       }
     } catch (e) {
+      if (e instanceof NoPicture) {
+        step.noScreenshot = e.message;
+        return;
+      }
       step.noScreenshot = e instanceof UserPromptOpenedError ? 'a user prompt was open' : `the picture failed: ${(e as Error).message}`.slice(0, 300);
       this.#options.dropped('capture failed');
     }

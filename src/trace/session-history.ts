@@ -48,6 +48,7 @@ export class SessionHistory {
       },
       // After a failure too: what the page showed when the test went wrong.
       step.kind === 'command' && step.changesPage,
+      step.notes,
     );
   }
 

@@ -11,6 +11,8 @@ import type { RunTrace } from './runs/align.ts';
 import { requestsOf } from './runs/load.ts';
 import { transcript, type SinceLastPass } from './transcript.ts';
 import { networkEntries, type ConsoleEntry, type TraceSession, type TraceStep } from './viewer/model.ts';
+import { isTree, Snapshots, type ElementNode, type SnapshotFile, type SnapshotNode } from './viewer/snapshots.ts';
+import type { Redactor } from '../webdriver/redact.ts';
 
 export interface TraceSummary {
   session: Record<string, unknown>;
@@ -47,22 +49,48 @@ export async function traceZip(recorder: Recorder, summary: TraceSummary, video:
   archive.add('trace.json', JSON.stringify(index));
   archive.add('network.har', JSON.stringify(har));
   archive.add('console.json', JSON.stringify(consoleRecords));
-  // From what is written above, redacted already (a snapshot as it is written below).
+  // Snapshots as they are written below: redacted (and their references resolved for the comparison).
+  const written = new Map<string, string>();
+  const redacted = (name: string): string | undefined => {
+    const content = recorder.files.get(name);
+    if (typeof content !== 'string') return content?.toString();
+    let text = written.get(name);
+    if (text === undefined) written.set(name, (text = redactFile(redactor, name, content)));
+    return text;
+  };
+  // From what is written above, redacted already.
+  const snapshots = new Snapshots(redacted);
   const since = await sinceLastPass?.({
     steps: index.steps,
     requests: requestsOf(har),
-    snapshot(name) {
-      const content = recorder.files.get(name);
-      return typeof content === 'string' ? redactor.text(content) : content?.toString();
-    },
+    snapshot: (name) => snapshots.html(name),
   });
   archive.add('transcript.md', transcript({ session: index.session as TraceSession, steps: index.steps as TraceStep[], console: consoleRecords as ConsoleEntry[], network: networkEntries(har) }, since));
   for (const [name, content] of recorder.files) {
     await yieldToOthers();
-    archive.add(name, typeof content === 'string' ? redactor.text(content) : content);
+    archive.add(name, typeof content === 'string' ? redacted(name)! : content);
   }
   if (video) archive.add('video.webm', video);
   return archive.end();
+}
+
+/**
+ * A text file of the trace redacted: a snapshot tree string by string (its texts and attribute
+ * values; its structure, and so its references, untouched), any other text as a whole.
+ */
+function redactFile(redactor: Redactor, name: string, content: string): string {
+  if (!isTree(name)) return redactor.text(content);
+  const file = JSON.parse(content) as SnapshotFile;
+  const walk = (node: SnapshotNode): SnapshotNode => {
+    if (typeof node === 'string') return redactor.text(node);
+    if (!Array.isArray(node) || typeof node[0] !== 'string') return node;
+    const [tag, attrs, ...children] = node as ElementNode;
+    const out: Record<string, string> = {};
+    // A frame's document of its own is named by its id and version: those stay as they are.
+    for (const [key, value] of Object.entries(attrs ?? {})) out[key] = tag === '#document' ? value : redactor.text(value);
+    return [tag, out, ...children.map(walk)];
+  };
+  return JSON.stringify({ ...file, html: walk(file.html) });
 }
 
 /** A zip built in memory: texts deflated, bytes (pictures, video: compressed already) stored. */

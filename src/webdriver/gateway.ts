@@ -11,6 +11,7 @@ import { UserPromptOpenedError } from '../../backends/backend.ts';
 import { error, toWebDriverError, type WebDriverError } from './errors.ts';
 import { Seam } from './seam.ts';
 import { logsObserver } from './logging.ts';
+import type { PageNotes } from './notes.ts';
 import { adoptSharedIds } from './shared-ids.ts';
 import { handleAnyUserPrompts } from './prompts.ts';
 import { Sessions, type AnySession } from './sessions.ts';
@@ -225,7 +226,7 @@ export class Gateway {
       // New Session: the session it made.
       const session = ran.session ?? (name === 'newSession' && !failed ? this.#created(value) : undefined);
       const error = failed && { code: failed.code, message: failed.message };
-      this.seam.answered({ kind: 'command', name, session, urlParams, startedAt, durationMs: performance.now() - started, ...(error && { error }) }, ran.params ?? body, value);
+      this.seam.answered({ kind: 'command', name, session, urlParams, startedAt, durationMs: performance.now() - started, ...(error && { error }), ...(ran.notes && { notes: ran.notes }) }, ran.params ?? body, value);
     }
   }
 
@@ -261,6 +262,8 @@ export class Gateway {
       if (before) await before;
       if (command.handlesUserPrompts) await handleAnyUserPrompts(session);
       if (session.bidi) await adoptSharedIds(session, urlParams, body);
+      // What its page calls see, for the seam's observers (./notes.ts).
+      if (this.seam.wantsNotes(session)) session.notes = ran.notes = {};
       try {
         return await command.handler({ gateway: this, urlParams, request, session }, params);
       } catch (e) {
@@ -269,6 +272,8 @@ export class Gateway {
         // prompt is the next command's to handle.
         if (e instanceof UserPromptOpenedError) return null;
         throw e;
+      } finally {
+        session.notes = undefined;
       }
     });
   }
@@ -294,4 +299,5 @@ export class Gateway {
 interface Ran {
   session?: AnySession;
   params?: unknown;
+  notes?: PageNotes;
 }

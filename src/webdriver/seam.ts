@@ -12,6 +12,7 @@ import { Outcome, type EndCause, type SessionResult } from './outcome.ts';
 import { CredentialNames } from './credentials.ts';
 import { redactAnswer, redactParams, REDACTED, Redactor, typesText } from './redact.ts';
 import type { ClientReport } from './reports.ts';
+import type { PageNotes } from './notes.ts';
 import { commandFacts } from './routes.ts';
 import { typesIntoPassword } from './secrets.ts';
 
@@ -42,6 +43,8 @@ export interface PendingCommand {
   params: unknown;
 }
 
+export type { PageNotes } from './notes.ts';
+
 /** A command answered (or failed). */
 export interface Step {
   kind: StepKind;
@@ -54,8 +57,10 @@ export interface Step {
   startedAt: number;
   durationMs: number;
   error?: { code: string; message: string };
-  /** The page may show something else now (route table: changesPage); a failure counts too. */
+  /** The page may show something else now (route table: changesPage); a failure counts too, and a find that waited for its element. */
   changesPage: boolean;
+  /** What its page calls saw (for a session whose content is kept). */
+  notes?: PageNotes;
   /** Parameters and answer, secrets redacted: only for a session whose content is kept. */
   params?: unknown;
   value?: unknown;
@@ -127,6 +132,11 @@ export class Seam {
     return this.#records.get(session);
   }
 
+  /** Whether a command's page calls should note what they see (PageNotes): some observer keeps the session's content. */
+  wantsNotes(session: AnySession): boolean {
+    return this.#records.get(session)?.redactor !== undefined;
+  }
+
   /** A session was made: every observer learns of it, and prepares (a trace watches its browser). */
   async opened(session: AnySession, facts: SessionFacts): Promise<void> {
     const keeps = this.#observers.some((o) => o.keepsContent?.(session));
@@ -166,7 +176,7 @@ export class Seam {
     const record = step.session && this.#records.get(step.session);
     // The history keeps the last failure's message, traced or not (a URL in it may carry a token).
     record?.outcome.answered(step.name, step.error && { code: step.error.code, message: this.hide(step.error.message, record) });
-    const full: Step = { ...step, changesPage: commandFacts(step.name).changesPage === true || step.error !== undefined };
+    const full: Step = { ...step, changesPage: commandFacts(step.name).changesPage === true || step.error !== undefined || step.notes?.pageChanged === true };
     const redactor = record?.redactor;
     if (redactor) {
       if (params !== undefined) full.params = redactParams(redactor, step.name, params, typeof params === 'object' && params !== null && this.#typedSecret.has(params));

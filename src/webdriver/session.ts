@@ -4,6 +4,7 @@ import { giveToBrowsers, type SessionFiles } from '../../backends/policy/index.t
 import type { BidiEndpoint, BrowsingContext, DrivenBrowser, PageLoadStrategy } from '../../backends/backend.ts';
 import type { Logger } from '../base/log.ts';
 import type { SessionOptions } from './session-options.ts';
+import type { PageNotes } from './notes.ts';
 import type { TimeoutsConfiguration } from './capabilities.ts';
 import { error } from './errors.ts';
 import { watchUserPrompts } from './prompts.ts';
@@ -71,6 +72,8 @@ export class Session {
   ownBrowser = false;
   /** BiDi shared ids already recorded in their documents for classic commands (shared-ids.ts). */
   readonly adoptedSharedIds = new Set<string>();
+  /** The running classic command's page notes (./seam.ts, PageNotes), while an observer asks for them. */
+  notes: PageNotes | undefined = undefined;
   ended = false;
   readonly createdAt = Date.now();
   /** When the last command ended (or the session started): idle sessions are reaped. */

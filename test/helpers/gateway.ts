@@ -50,8 +50,20 @@ function withBackendUnderTest(config: Record<string, unknown> | undefined, args:
   return { ...config, pool: { minWarm: 0, ...pool } };
 }
 
+/**
+ * WDGATE_TEST_TRACE (a trace mode: off, retain-on-failure, on) runs the gateways of tests that do
+ * not choose one with that default: the command tests, run once with `off` and once without, give
+ * the same results (issue 38: tracing is invisible to a client).
+ */
+function withTraceUnderTest(config: Record<string, unknown> | undefined, args: string[]): string[] {
+  const mode = process.env.WDGATE_TEST_TRACE;
+  if (!mode || args.includes('--trace') || (config && 'trace' in config)) return [];
+  return ['--trace', mode];
+}
+
 export async function startGateway(args: string[] = [], options: StartOptions = {}): Promise<TestGateway> {
   const base = [BIN, '--port', '0', '--listen-address', '127.0.0.1', '--shutdown-grace-period', String(options.shutdownGracePeriod ?? 0), ...(options.headless === false ? [] : ['--headless'])];
+  base.push(...withTraceUnderTest(options.config, args));
   const ownHistory = options.historyDirectory === undefined ? mkdtempSync(join(tmpdir(), 'wdgate-test-history-')) : undefined;
   base.push('--history-directory', options.historyDirectory ?? ownHistory!);
   let configDir: string | undefined;

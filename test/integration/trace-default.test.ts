@@ -7,6 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { unzipSync } from 'fflate';
+import { Snapshots } from '../../src/trace/viewer/snapshots.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { eventually, leftoverBrowsers, startPageServer, type PageServer } from '../helpers/pages.ts';
 
@@ -73,7 +74,9 @@ test('with no trace option, a failed session keeps its trace (DOM per page-chang
   for (const step of [navigate, clickNoop, clickChange, missed]) assert.ok(step.snapshot && files[step.snapshot], JSON.stringify(step));
   assert.equal(clickNoop.snapshot, navigate.snapshot);
   assert.notEqual(clickChange.snapshot, clickNoop.snapshot);
-  const text = (name: string) => Buffer.from(files[name]!).toString();
+  // A snapshot read back as HTML, its references into earlier snapshots resolved.
+  const snapshots = new Snapshots((name) => (files[name] ? Buffer.from(files[name]!).toString() : undefined));
+  const text = (name: string) => snapshots.html(name)!;
   assert.match(text(clickChange.snapshot), /<h1 id="heading">Paid<\/h1>/);
   assert.match(text(navigate.snapshot), /<h1 id="heading">Cart<\/h1>/);
   // The failure is pictured; the page did not change since the click, so the click shows that picture.

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { unzipSync } from 'fflate';
+import { Snapshots } from '../../src/trace/viewer/snapshots.ts';
 import WebSocket from 'ws';
 import { Builder, By } from 'selenium-webdriver';
 import chrome from 'selenium-webdriver/chrome.js';
@@ -62,6 +63,8 @@ async function traceOf(client: Client, id: string): Promise<{ index: any; files:
 }
 
 const text = (bytes: Uint8Array | undefined) => Buffer.from(bytes ?? []).toString('utf8');
+/** A trace's snapshot read back as HTML, its references into earlier snapshots resolved. */
+const snapshotHtml = (files: Record<string, Uint8Array>, name: string) => new Snapshots((n) => (files[n] ? text(files[n]) : undefined)).html(name) ?? '';
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'wdgate-traces-test-'));
@@ -128,7 +131,7 @@ describe('traces and history', () => {
     const click = index.steps.find((s: any) => s.name === 'elementClick');
     assert.ok(click.screenshot && click.snapshot, JSON.stringify(click));
     assert.deepEqual([...files[click.screenshot]!.subarray(0, 3)], [0xff, 0xd8, 0xff], 'a JPEG');
-    const snapshot = text(files[click.snapshot]);
+    const snapshot = snapshotHtml(files, click.snapshot);
     assert.match(snapshot, /<h1 id="heading">Bought<\/h1>/);
     assert.doesNotMatch(snapshot, /<script|onclick/i, 'nothing in a snapshot runs');
     assert.match(snapshot, /color: green/, 'the stylesheet is inlined');
@@ -331,7 +334,7 @@ test('Firefox (native) and a pass-through session (chromedriver) are traced: Fir
     const [ff, rm] = await Promise.all([traceOf(other.client, firefox.id), traceOf(other.client, remote.id)]);
     const ffClick = ff.index.steps.find((x: any) => x.name === 'elementClick');
     assert.ok(ffClick.screenshot && ffClick.snapshot, JSON.stringify(ffClick));
-    assert.match(text(ff.files[ffClick.snapshot]), /<button id="b">done<\/button>/);
+    assert.match(snapshotHtml(ff.files, ffClick.snapshot), /<button id="b">done<\/button>/);
     assert.equal(ff.index.session.result, 'passed');
     const forwarded = rm.index.steps.filter((x: any) => x.kind === 'forwarded');
     assert.deepEqual(

@@ -1,11 +1,9 @@
 // What a command acted on, for a trace step's action view (src/trace/action.ts): which commands
-// address an element, where a pointer goes down, tick by tick; and how the page's answer becomes
-// the step's `action`. The page's half (where the element is) is test/integration/trace-actions.test.ts's.
+// address an element, where a pointer goes down, tick by tick; and how the command's page notes
+// become the step's `action`. The page's half (where the element is) is test/integration/trace-actions.test.ts's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { actionCapture, actionPlan } from '../../src/trace/action.ts';
-import { ELEMENT_REFERENCES } from '../../src/webdriver/page/index.ts';
+import { actionCapture, actionPlan, selectorOfPath } from '../../src/trace/action.ts';
 
 const E = 'element-6066-11e4-a52e-4f735466cecf';
 const pointer = (actions: unknown[], id = 'mouse') => ({ type: 'pointer', id, parameters: { pointerType: 'mouse' }, actions });
@@ -44,21 +42,21 @@ test("Perform Actions: the pointerDown's place follows the moves (element origin
   }
 });
 
-test("the step's action: the element with its marker (only when the snapshot carries it), selector and box; the point from the element's center or the viewport", () => {
+test("the step's action from the command's notes: the element's selector (from its path) and box; the point from the element's center or the viewport", () => {
   const viewport = { width: 800, height: 600, scrollX: 0, scrollY: 40 };
-  const target = { box: { x: 10, y: 20, width: 100, height: 30 }, center: { x: 60, y: 35 }, inView: true, selector: 'html > body:nth-of-type(1) > button:nth-of-type(2)' };
-  assert.deepEqual(actionCapture({ element: 'a.1', pointerDown: { origin: 'element', x: 2, y: 3 } }, target, viewport, 'wdgate-4'), {
+  const target = { box: { x: 10, y: 20, width: 100, height: 30 }, center: { x: 60, y: 35 }, inView: true, path: [2, 5, 1] };
+  assert.deepEqual(actionCapture({ element: 'a.1', pointerDown: { origin: 'element', x: 2, y: 3 } }, { viewport, targets: { 'a.1': target } }), {
     viewport,
-    element: { marker: 'wdgate-4', selector: target.selector, box: target.box },
+    element: { selector: 'html > :nth-child(2) > :nth-child(5) > :nth-child(1)', box: target.box },
     point: { x: 62, y: 38 },
   });
-  assert.deepEqual(actionCapture({ element: 'a.1' }, { ...target, selector: undefined }, viewport, undefined), { viewport, element: { box: target.box } });
-  assert.deepEqual(actionCapture({ pointerDown: { origin: 'viewport', x: 5, y: 6 } }, null, viewport, undefined), { viewport, point: { x: 5, y: 6 } });
-  // The element not found (the command answers no such element itself): no action.
-  assert.equal(actionCapture({ element: 'a.1', pointerDown: { origin: 'element', x: 0, y: 0 } }, null, viewport, undefined), undefined);
-});
-
-test("the trace's page code finds elements by the key the WebDriver atoms keep their references under", () => {
-  const core = readFileSync(new URL('../../src/webdriver/page/core.js', import.meta.url), 'utf8');
-  assert.match(core, new RegExp(`const CACHE_KEY = '${ELEMENT_REFERENCES}';`));
+  // Not in the top-level document's light DOM (a frame, a shadow root): its box only.
+  assert.deepEqual(actionCapture({ element: 'a.1' }, { viewport, targets: { 'a.1': { ...target, path: undefined } } }), { viewport, element: { box: target.box } });
+  assert.deepEqual(actionCapture({ pointerDown: { origin: 'viewport', x: 5, y: 6 } }, { viewport }), { viewport, point: { x: 5, y: 6 } });
+  // The element not found (the command answers no such element itself), or past a frame of another origin: no action.
+  assert.equal(actionCapture({ element: 'a.1', pointerDown: { origin: 'element', x: 0, y: 0 } }, { viewport }), undefined);
+  assert.equal(actionCapture({ element: 'a.1', pointerDown: { origin: 'element', x: 0, y: 0 } }, { viewport, targets: { 'a.1': null } }), undefined);
+  // No notes (the command failed before it looked at the page): no action.
+  assert.equal(actionCapture({ pointerDown: { origin: 'viewport', x: 5, y: 6 } }, undefined), undefined);
+  assert.equal(selectorOfPath([]), 'html');
 });

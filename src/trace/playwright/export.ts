@@ -14,6 +14,7 @@ import { strToU8, Zip, ZipDeflate, ZipPassThrough } from 'fflate';
 import { actionOf, afterOf, beforeOf, filmstrip, type PhaseView } from '../viewer/captures.ts';
 import { locators, readTrace, type Har, type Trace, type TraceStep } from '../viewer/model.ts';
 import { htmlToNodes, type ElementSnapshot, type NodeSnapshot } from './html-nodes.ts';
+import { isTree, Snapshots, type SnapshotNode } from '../viewer/snapshots.ts';
 
 /** Playwright's trace format version written (packages/trace/src/trace.ts VERSION). */
 export const PLAYWRIGHT_TRACE_VERSION = 8;
@@ -74,12 +75,18 @@ class Writer {
   readonly #frames = new Map<string, { count: number; first: Map<string, { index: number; nodes: number }> }>();
   /** Snapshot files parsed, by page, file and marked element: the main frame's tree and its frames'. */
   readonly #parsed = new Map<string, Array<{ frameId: string; root: ElementSnapshot; doctype?: string }>>();
+  /** wdgate's snapshot trees, their references resolved where need be (../viewer/snapshots.ts). */
+  readonly #snapshots: Snapshots;
+  /** By `page|document id:version`: the index among the page's frame snapshots where that version was written unmarked, its counting kept. */
+  readonly #written = new Map<string, number>();
   #page = 'page@main';
   /** What found each element (the steps addressing one are titled with it). */
   readonly #found: ReturnType<typeof locators>;
 
   constructor(trace: Trace) {
     this.#trace = trace;
+    const decoder = new TextDecoder();
+    this.#snapshots = new Snapshots((name) => (trace.files[name] ? decoder.decode(trace.files[name]) : undefined));
     this.#found = locators(trace.steps);
     const started = Date.parse(trace.session.startedAt ?? '');
     this.#start = Math.min(Number.isFinite(started) ? started : Infinity, trace.steps[0]?.startedAt ?? Infinity);
@@ -164,15 +171,38 @@ class Writer {
     // The same file with the same element marked is the same trees: parsed and written once,
     // referred to after ("n snapshots of this frame ago, its root").
     const target: Target = { marker: element?.marker, path: element?.marker === undefined ? selectorPath(element?.selector) : undefined };
+    const marked = target.marker !== undefined || target.path !== undefined;
     const key = `${pageId}|${path}#${target.marker ?? ''}#${element?.marker === undefined ? (element?.selector ?? '') : ''}`;
     let trees = this.#parsed.get(key);
+    // The main frame's snapshot index this one will have (for the references it keeps).
+    const index = this.#frames.get(pageId)?.count ?? 0;
+    let incremental: { document: string } | undefined;
     if (!trees) {
-      const { doctype, root } = htmlToNodes(new TextDecoder().decode(bytes));
       const frames: Array<{ frameId: string; root: ElementSnapshot; doctype?: string }> = [];
-      const main = adapt(root, `${pageId}-frame`, frames, target);
+      let doctype: string | undefined;
+      let main: ElementSnapshot | undefined;
+      if (isTree(path)) {
+        // Unmarked, and without frames: its references kept, as Playwright's (./snapshots: the same counting).
+        const kept = marked ? undefined : this.#keepingReferences(path, pageId, index);
+        if (kept) {
+          ({ doctype, root: main } = kept);
+          if (kept.document) incremental = { document: kept.document };
+        } else {
+          const tree = this.#snapshots.tree(path);
+          if (!tree) return;
+          doctype = tree.doctype;
+          main = adapt(tree.html as ElementSnapshot, `${pageId}-frame`, frames, target);
+        }
+      } else {
+        const parsed = htmlToNodes(new TextDecoder().decode(bytes));
+        doctype = parsed.doctype;
+        main = adapt(parsed.root, `${pageId}-frame`, frames, target);
+      }
       trees = [{ frameId: pageId, root: main, ...(doctype && { doctype }) }, ...frames];
       this.#parsed.set(key, trees);
     }
+    // Where its document's version first went, for later snapshots' references.
+    if (incremental && !this.#written.has(`${pageId}|${incremental.document}`)) this.#written.set(`${pageId}|${incremental.document}`, index);
     trees.forEach((tree, i) => {
       this.events.push({
         type: 'frame-snapshot',
@@ -193,6 +223,44 @@ class Writer {
         },
       });
     });
+  }
+
+  /**
+   * A snapshot file (wdgate's tree) as Playwright's tree with its references kept as Playwright's
+   * own — "n snapshots of this frame ago, node k" — where the version each names was written for
+   * this page before, unmarked (the two formats count nodes alike: texts and elements, after their
+   * children, references not counted). Undefined when the snapshot has frames (Playwright keeps
+   * those as frame snapshots of their own: counted apart). `document` is given when the tree
+   * counts as the file's own does (no reference had to be resolved), so later ones may refer to it.
+   */
+  #keepingReferences(path: string, pageId: string, index: number): { doctype?: string; root: ElementSnapshot; document?: string } | undefined {
+    const file = this.#snapshots.file(path);
+    if (!file || hasFrames(file.html)) return undefined;
+    let whole = true;
+    const convert = (node: SnapshotNode): NodeSnapshot | undefined => {
+      if (typeof node === 'string') return node;
+      if (Array.isArray(node) && Array.isArray(node[0])) {
+        const [version, at] = node[0] as [number, number];
+        const first = this.#written.get(`${pageId}|${file.document.id}:${version}`);
+        if (first !== undefined) return [[index - first, at]];
+        // Not written for this page: the subtree itself (so this tree no longer counts as the file's does).
+        whole = false;
+        const resolved = this.#snapshots.reference(path, node as [[number, number]]);
+        return resolved && Array.isArray(resolved) && typeof resolved[0] === 'string' ? adapt(resolved as ElementSnapshot, `${pageId}-frame`, [], {}) : (resolved as string | undefined);
+      }
+      if (!Array.isArray(node) || typeof node[0] !== 'string') return undefined;
+      const [tag, attributes, ...children] = node as ElementSnapshot;
+      const out: ElementSnapshot = [tag, adaptAttributes(attributes, {})];
+      for (const child of children) {
+        const converted = convert(child as SnapshotNode);
+        if (converted !== undefined) out.push(converted);
+      }
+      return out;
+    };
+    const root = convert(file.html);
+    // Its root a reference (the document as an earlier snapshot wrote it): written whole instead.
+    if (!Array.isArray(root) || typeof root[0] !== 'string') return undefined;
+    return { ...(file.doctype && { doctype: file.doctype }), root: root as ElementSnapshot, ...(whole && { document: `${file.document.id}:${file.document.version}` }) };
   }
 
   /** The tree, or (when written for this frame before) a reference to it: "n snapshots ago, its root". */
@@ -271,8 +339,9 @@ class Writer {
  */
 /**
  * The element Playwright's viewer highlights (`__playwright_target__`): the one carrying the
- * marker, or the one at the selector's path (the recorder's `tag:nth-of-type(k)` steps from
- * <html>: an element of the top-level document), `path` being what is left of it below `node`.
+ * marker, or the one at the selector's path (the recorder's `:nth-child(k)` steps from <html>, or
+ * an older trace's `tag:nth-of-type(k)`: an element of the top-level document; tag `*` counts
+ * every element), `path` being what is left of it below `node`.
  */
 interface Target {
   marker?: string;
@@ -285,35 +354,61 @@ function selectorPath(selector: string | undefined): Target['path'] {
   if (!parts || parts[0] !== 'html') return undefined;
   const path: Array<{ tag: string; nth: number }> = [];
   for (const part of parts.slice(1)) {
-    const m = /^([a-z][a-z0-9-]*):nth-of-type\((\d+)\)$/.exec(part);
+    const m = /^([a-z][a-z0-9-]*):nth-of-type\((\d+)\)$/.exec(part) ?? /^()(?:\*)?:nth-child\((\d+)\)$/.exec(part);
     if (!m) return undefined;
-    path.push({ tag: m[1]!, nth: Number(m[2]) });
+    path.push({ tag: m[1] || '*', nth: Number(m[2]) });
   }
   return path;
 }
 
-function adapt(node: ElementSnapshot, framePrefix: string, frames: Array<{ frameId: string; root: ElementSnapshot; doctype?: string }>, target: Target): ElementSnapshot {
-  const [name, attributes, ...children] = node;
+/** An element's attributes as Playwright's renderer reads them (scroll positions, the target). */
+function adaptAttributes(attributes: Record<string, string>, target: Target): Record<string, string> {
   const attrs: Record<string, string> = {};
   if (target.path?.length === 0) attrs.__playwright_target__ = '';
-  for (const [key, value] of Object.entries(attributes)) {
+  for (const [key, value] of Object.entries(attributes ?? {})) {
     if (key === 'data-wdgate-scroll') {
       const [left, top] = value.split(',').map(Number);
       if (left) attrs.__playwright_scroll_left_ = String(left);
       if (top) attrs.__playwright_scroll_top_ = String(top);
     } else if (key === 'data-wdgate-target') {
       if (target.marker !== undefined && value === target.marker) attrs.__playwright_target__ = '';
-    } else if (key === 'srcdoc' && /^i?frame$/i.test(name)) {
-      const frameId = `${framePrefix}-${frames.length}`;
-      const inner = htmlToNodes(value);
-      const slot = { frameId, root: inner.root, ...(inner.doctype && { doctype: inner.doctype }) };
-      frames.push(slot);
-      slot.root = adapt(inner.root, frameId, frames, { marker: target.marker });
-      attrs.__playwright_src__ = `/snapshot/${frameId}`;
     } else attrs[key] = value;
   }
-  // Along the selector's path: the child element at its next step (counted by tag, as nth-of-type counts).
+  return attrs;
+}
+
+/** Whether a snapshot tree holds a frame's document (or its placeholder). */
+function hasFrames(node: SnapshotNode): boolean {
+  if (!Array.isArray(node) || typeof node[0] !== 'string') return false;
+  if (node[0] === '#document' || node[0] === '#frame') return true;
+  return (node.slice(2) as SnapshotNode[]).some(hasFrames);
+}
+
+function adapt(node: ElementSnapshot, framePrefix: string, frames: Array<{ frameId: string; root: ElementSnapshot; doctype?: string }>, target: Target): ElementSnapshot {
+  const [name, attributes, ...children] = node;
+  const attrs = adaptAttributes(attributes, target);
+  const frame = (root: ElementSnapshot, doctype: string | undefined) => {
+    const frameId = `${framePrefix}-${frames.length}`;
+    const slot = { frameId, root, ...(doctype && { doctype }) };
+    frames.push(slot);
+    slot.root = adapt(root, frameId, frames, { marker: target.marker });
+    attrs.__playwright_src__ = `/snapshot/${frameId}`;
+  };
+  if (/^i?frame$/i.test(name)) {
+    // An older trace's frame: its document as srcdoc; a snapshot tree's: its #document child.
+    const { srcdoc, ...rest } = attrs;
+    delete attrs.srcdoc;
+    if (srcdoc !== undefined) {
+      const inner = htmlToNodes(srcdoc);
+      frame(inner.root, inner.doctype);
+    }
+    const document = children.find((c): c is ElementSnapshot => Array.isArray(c) && c[0] === '#document');
+    if (document && Array.isArray(document[2]) && typeof document[2][0] === 'string') frame(document[2] as ElementSnapshot, document[1].doctype);
+    return [name, { ...rest, ...(attrs.__playwright_src__ && { __playwright_src__: attrs.__playwright_src__ }) }];
+  }
+  // Along the selector's path: the child element at its next step (nth-of-type counts by tag, nth-child every element).
   const seen = new Map<string, number>();
+  let elements = 0;
   return [
     name,
     attrs,
@@ -323,8 +418,10 @@ function adapt(node: ElementSnapshot, framePrefix: string, frames: Array<{ frame
       const tag = child[0].toLowerCase();
       const nth = (seen.get(tag) ?? 0) + 1;
       seen.set(tag, nth);
+      elements++;
       const step = target.path?.[0];
-      const below = step && step.tag === tag && step.nth === nth ? { marker: target.marker, path: target.path!.slice(1) } : { marker: target.marker };
+      const at = step && (step.tag === '*' ? step.nth === elements : step.tag === tag && step.nth === nth);
+      const below = at ? { marker: target.marker, path: target.path!.slice(1) } : { marker: target.marker };
       return adapt(child, framePrefix, frames, below);
     }),
   ];

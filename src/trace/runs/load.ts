@@ -4,20 +4,22 @@
 import { readFile } from 'node:fs/promises';
 import { unzipSync } from 'fflate';
 import type { RequestLike, RunTrace, TraceStepLike } from './align.ts';
+import { Snapshots } from '../viewer/snapshots.ts';
 
 export async function loadRunTrace(path: string): Promise<RunTrace> {
   const zip = await readFile(path);
   const files = unzipSync(zip, { filter: (file) => file.name === 'trace.json' || file.name === 'network.har' });
   const index = JSON.parse(Buffer.from(files['trace.json']!).toString()) as { steps: TraceStepLike[] };
   const har = files['network.har'] ? (JSON.parse(Buffer.from(files['network.har']).toString()) as HarLike) : undefined;
+  // Only the snapshots asked for (and those their references name) are inflated, when the comparison reaches them.
+  const snapshots = new Snapshots((name) => {
+    const data = unzipSync(zip, { filter: (file) => file.name === name })[name];
+    return data && Buffer.from(data).toString();
+  });
   return {
     steps: index.steps,
     requests: requestsOf(har),
-    snapshot(name) {
-      // Only the snapshot asked for is inflated, when the comparison reaches it.
-      const data = unzipSync(zip, { filter: (file) => file.name === name })[name];
-      return data && Buffer.from(data).toString();
-    },
+    snapshot: (name) => snapshots.html(name),
   };
 }
 

@@ -7,7 +7,7 @@
 // as text, never as markup, except the snapshots, which only the sandboxed frames render.
 import { phaseOf, type Phase, type PhaseView } from './captures.ts';
 import { fetchFromGateway, LoadError } from './fetching.ts';
-import { duration, elementTarget, locators, mimeOf, paramsSummary, readTrace, snapshotDocument, TraceError, type Trace } from './model.ts';
+import { duration, elementTarget, locators, mimeOf, paramsSummary, readTrace, snapshotDocument, snapshotHtml, TraceError, type Trace } from './model.ts';
 import { differencePair, openingPair, readComparison, type Comparison } from './pairs.ts';
 import { element } from './panels.ts';
 
@@ -193,11 +193,14 @@ function showSide(side: Side, n: number | null, shown: PhaseView | undefined): v
     img.src = fileUrl(side, file.path, bytes);
     img.hidden = false;
   } else if (picture === 'snapshot' && bytes) {
-    const html = snapshotDocument(new TextDecoder().decode(bytes));
-    if (frame.srcdoc !== html) frame.srcdoc = html;
-    frame.hidden = false;
+    const page = snapshotHtml(side.trace, file.path);
+    if (page !== undefined) {
+      const html = snapshotDocument(page);
+      if (frame.srcdoc !== html) frame.srcdoc = html;
+      frame.hidden = false;
+    }
   }
-  empty.hidden = Boolean(bytes);
+  empty.hidden = !(img.hidden === false || frame.hidden === false);
   empty.textContent = !step
     ? side.name === 'failed'
       ? 'The failed run took no step here: the last pass did.'

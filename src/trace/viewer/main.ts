@@ -9,7 +9,7 @@ import { PHASES, markSnapshot, percentBox, phaseOf, type Phase, type PhaseView }
 import { LAST, openComparison } from './compare.ts';
 import { fetchFromGateway, LoadError } from './fetching.ts';
 import { renderStrip, type Strip } from './filmstrip.ts';
-import { duration, elementTarget, locators, mimeOf, openingStep, paramsSummary, readTrace, snapshotDocument, stepWindow, traceStart, TraceError, videoTime, within, type NetworkEntry, type Trace, type TraceStep } from './model.ts';
+import { duration, elementTarget, locators, mimeOf, openingStep, paramsSummary, readTrace, snapshotDocument, snapshotHtml, stepWindow, traceStart, TraceError, videoTime, within, type NetworkEntry, type Trace, type TraceStep } from './model.ts';
 import { element, renderErrors, renderMetadata, renderRequest } from './panels.ts';
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -140,15 +140,17 @@ function showPicture(step: TraceStep): void {
   else img.removeAttribute('src');
   drawOverlay(phase === 'action' ? view : {});
   const snapshot = view.snapshot;
-  const bytes = snapshot && trace!.files[snapshot.path];
+  const page = snapshot && snapshotHtml(trace!, snapshot.path);
   const frame = $<HTMLIFrameElement>('snapshot');
-  const html = bytes
-    ? snapshotDocument(phase === 'action' ? markSnapshot(new TextDecoder().decode(bytes), view) : new TextDecoder().decode(bytes))
+  const html = page !== undefined
+    ? snapshotDocument(phase === 'action' ? markSnapshot(page, view) : page)
     : `<p style="font: 13px system-ui; color: #57606a">No DOM snapshot ${phase === 'before' ? 'from before' : phase === 'action' ? 'of the action of' : 'for'} this step.</p>`;
   if (frame.srcdoc !== html) frame.srcdoc = html;
   const shown = activeTab('picture') === 'snapshot' ? snapshot : shot;
   const whose = shown && (shown.from !== step.n ? `as step ${shown.from + 1} left it` : shown.phase !== phase ? `the ${shown.phase} capture` : '');
-  $('picture-note').textContent = [step.url, whose].filter(Boolean).join(' · ');
+  // A page that changed by itself after the before capture and before the step acted: that capture is older than the action.
+  const older = step.changedBefore && phase !== 'after' ? 'the page changed by itself after this capture, before the step acted' : '';
+  $('picture-note').textContent = [step.url, whose, older].filter(Boolean).join(' · ');
   strip?.show(step.n, phase);
   const video = $<HTMLVideoElement>('video');
   if (trace!.video && video.readyState > 0) video.currentTime = videoTime(trace!, step);

@@ -2,6 +2,7 @@
 // console, the network (from the HAR), and which step's picture, DOM and time window a step shows.
 // Pure: it runs in the viewer's page and in the unit tests alike.
 import { unzipSync } from 'fflate';
+import { Snapshots } from './snapshots.ts';
 
 export interface TraceSession {
   id: string;
@@ -93,6 +94,8 @@ export interface TraceStep {
   captureError?: string;
   before?: Capture;
   action?: ActionCapture;
+  /** The page changed by itself after the capture before this step and before it acted. */
+  changedBefore?: boolean;
   text?: string;
 }
 
@@ -140,6 +143,19 @@ export interface Trace {
   /** The zip's entries by name (screenshots, snapshots, the video). */
   files: Record<string, Uint8Array>;
   video?: string;
+}
+
+const snapshotsOfTrace = new WeakMap<Trace, Snapshots>();
+
+/** A DOM snapshot of the trace as HTML (./snapshots.ts: its references resolved), or undefined. */
+export function snapshotHtml(trace: Trace, path: string): string | undefined {
+  let snapshots = snapshotsOfTrace.get(trace);
+  if (!snapshots) {
+    const decoder = new TextDecoder();
+    snapshots = new Snapshots((name) => (trace.files[name] ? decoder.decode(trace.files[name]) : undefined));
+    snapshotsOfTrace.set(trace, snapshots);
+  }
+  return snapshots.html(path);
 }
 
 /** The file is not a trace this viewer reads; the message says why, for the person who chose it. */

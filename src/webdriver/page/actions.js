@@ -8,6 +8,7 @@
   }
 
   OPS.actionsViewport = function () {
+    noteViewport();
     return viewportSize();
   };
 
@@ -16,6 +17,7 @@
   // it (the gateway answers move target out of bounds).
   OPS.actionsElementOrigin = function ({ id }) {
     const element = getKnownElement(id);
+    noteTarget(id, element);
     const rects = Array.from(element.getClientRects());
     // The first box; of an inline element's boxes, the first that has an area.
     const rect = rects.find((r) => r.width > 0 && r.height > 0) ?? rects[0];

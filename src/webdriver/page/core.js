@@ -329,15 +329,108 @@ OPS.adoptSharedId = ([node, id]) => {
 /** The node of one of our references (for the gateway to name it to a BiDi session). */
 OPS.nodeOf = ([id]) => getKnownNode(id, 'element');
 
+// ── Notes for the gateway's observers (src/webdriver/seam.ts, PageNotes) ────────────────────
+// Asked for (args.notes) only while some observer keeps the session's content (a trace): what
+// an operation saw as it ran, reported in the same call, so that nobody asks the page again —
+// where an element was right before it was acted on, and whether the page changed while a find
+// waited for it.
+let notes = null;
+
+/** An element about to be acted on (before any scrolling): its place, as the notes say it. */
+function noteTarget(id, element) {
+  if (!notes) return;
+  noteViewport();
+  notes.targets ??= {};
+  if (!notes.targets[id]) notes.targets[id] = targetOf(element);
+}
+
+/** The top-level viewport and its scroll (a frame's element is placed in it): unknown past another origin. */
+function noteViewport() {
+  if (!notes || notes.viewport !== undefined) return;
+  try {
+    const top = window.top;
+    notes.viewport = { width: top.innerWidth, height: top.innerHeight, scrollX: top.scrollX, scrollY: top.scrollY };
+  } catch {
+    notes.viewport = null;
+  }
+}
+
+function notePageChanged() {
+  if (notes) notes.pageChanged = true;
+}
+
+/**
+ * The element's border box and the in-view center point of its first box (spec §12.4.1; an
+ * element out of view: its box's center, where a click scrolls it to) in the top-level
+ * viewport's CSS px (same-origin frames' offsets added; null past a frame of another origin),
+ * and, for an element of the top-level document's light DOM, its path from <html>: the position
+ * (from 1) among its parent's element children at each level.
+ */
+function targetOf(el) {
+  let dx = 0;
+  let dy = 0;
+  for (let w = el.ownerDocument.defaultView; w && w !== window.top; w = w.parent) {
+    let frame = null;
+    try {
+      frame = w.frameElement;
+    } catch {
+      frame = null;
+    }
+    if (!frame) return null; // a frame of another origin between: its place is not ours to know
+    const r = frame.getBoundingClientRect();
+    const style = frame.ownerDocument.defaultView.getComputedStyle(frame);
+    dx += r.x + frame.clientLeft + parseFloat(style.paddingLeft || '0');
+    dy += r.y + frame.clientTop + parseFloat(style.paddingTop || '0');
+  }
+  // The border box as the union of the element's boxes (what getBoundingClientRect answers),
+  // from the call an interaction makes anyway.
+  const rects = Array.from(el.getClientRects());
+  const drawn = rects.filter((r) => r.width > 0 || r.height > 0);
+  const box = drawn.length
+    ? drawn.reduce((u, r) => {
+        const x = Math.min(u.x, r.x);
+        const y = Math.min(u.y, r.y);
+        return { x, y, width: Math.max(u.x + u.width, r.x + r.width) - x, height: Math.max(u.y + u.height, r.y + r.height) - y };
+      }, { x: drawn[0].x, y: drawn[0].y, width: drawn[0].width, height: drawn[0].height })
+    : rects[0] || { x: 0, y: 0, width: 0, height: 0 };
+  const first = rects.find((r) => r.width > 0 && r.height > 0) || rects[0] || { left: box.x, top: box.y, right: box.x + box.width, bottom: box.y + box.height, width: box.width, height: box.height };
+  const view = el.ownerDocument.defaultView;
+  const left = Math.max(0, first.left);
+  const right = Math.min(view.innerWidth, first.right);
+  const top = Math.max(0, first.top);
+  const bottom = Math.min(view.innerHeight, first.bottom);
+  const inView = right > left && bottom > top;
+  const center = inView ? { x: (left + right) / 2, y: (top + bottom) / 2 } : { x: first.left + first.width / 2, y: first.top + first.height / 2 };
+  const round = (n) => Math.round(n * 100) / 100;
+  const target = {
+    box: { x: round(box.x + dx), y: round(box.y + dy), width: round(box.width), height: round(box.height) },
+    center: { x: Math.floor(center.x + dx), y: Math.floor(center.y + dy) },
+    inView,
+  };
+  if (window === window.top && el.ownerDocument === document && el.getRootNode() === document) {
+    const path = [];
+    for (let n = el; n && n !== el.ownerDocument.documentElement; n = n.parentElement) {
+      let k = 1;
+      for (let s = n.previousElementSibling; s; s = s.previousElementSibling) k++;
+      path.unshift(k);
+    }
+    target.path = path;
+  }
+  return target;
+}
+
 async function run(op, args) {
+  notes = args && args.notes ? {} : null;
   try {
     const operation = OPS[op];
     if (!operation) fail('unknown error', `no page operation ${op}`);
     const value = await operation(args);
-    if (windowRefs.length) return { value, doc: referenceCache(false)?.doc, windows: windowRefs };
-    return { value, doc: referenceCache(false)?.doc };
+    const answer = { value, doc: referenceCache(false)?.doc };
+    if (windowRefs.length) answer.windows = windowRefs;
+    if (notes && Object.keys(notes).length) answer.notes = notes;
+    return answer;
   } catch (e) {
-    if (e instanceof WdError) return { error: e.code, message: e.message, data: e.data, doc: referenceCache(false)?.doc };
+    if (e instanceof WdError) return { error: e.code, message: e.message, data: e.data, doc: referenceCache(false)?.doc, ...(notes && Object.keys(notes).length && { notes }) };
     return { error: 'unknown error', message: describeException(e) };
   }
 }

@@ -84,10 +84,13 @@ OPS.findElements = async function ({ using, value, from, id, implicit, single })
   const start = startNode(from, id);
   const end = performance.now() + implicit;
   let found = locate(start, using, value);
+  const waited = found.length === 0;
   while (found.length === 0 && performance.now() < end) {
     await new Promise((resolve) => setTimeout(resolve, Math.min(FIND_POLL_MS, end - performance.now())));
     found = locate(start, using, value);
   }
+  // Found after waiting: the page changed meanwhile (what the page shows now is worth a capture).
+  if (waited && found.length > 0) notePageChanged();
   if (!single) return found.map(elementReference);
   if (found.length === 0) fail('no such element', `Unable to locate element: ${JSON.stringify({ method: using, selector: value })}`);
   return elementReference(found[0]);

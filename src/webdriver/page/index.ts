@@ -7,6 +7,7 @@ import type { BrowsingContext } from '../../../backends/backend.ts';
 import { error, isErrorCode, WebDriverError } from '../errors.ts';
 import { argumentReferences, resolveWindowRefs, type WindowRef } from '../frames.ts';
 import type { Session } from '../session.ts';
+import type { PageNotes } from '../notes.ts';
 
 const DIR = fileURLToPath(new URL('.', import.meta.url));
 
@@ -26,12 +27,6 @@ function minified(declaration: string): string {
   const { code } = transformSync(`var wdgateAtom = ${declaration};`, { minify: true, target: 'es2022', legalComments: 'none' });
   return code.trim().replace(/^var wdgateAtom=/, '').replace(/;$/, '');
 }
-
-/**
- * The document's property holding the web element references the atoms gave (core.js,
- * CACHE_KEY): the trace's page code finds the element a command addresses by it.
- */
-export const ELEMENT_REFERENCES = '__wdgate_references';
 
 /** The one function every page operation goes through. Constant, so V8 caches its compilation. */
 export const ATOM = minified(`async function (wdgateOp, wdgateArgs, wdgateUserFunction) {
@@ -79,6 +74,18 @@ interface AtomResult {
   doc?: string;
   /** Frames: WindowProxy objects in `value` (page/core.js), for the gateway to make references of. */
   windows?: WindowRef[];
+  /** What the op saw as it ran, when asked (page/core.js, noteTarget). */
+  notes?: Omit<PageNotes, 'at'>;
+}
+
+/** A command's notes, call by call: an element's place is the one before the command's first look at it (before it scrolled). */
+function mergeNotes(into: PageNotes, from: Omit<PageNotes, 'at'>): void {
+  if (from.viewport !== undefined) into.viewport ??= from.viewport;
+  if (from.pageChanged) into.pageChanged = true;
+  for (const [id, target] of Object.entries(from.targets ?? {})) {
+    into.targets ??= {};
+    into.targets[id] ??= target;
+  }
 }
 
 /** The browsing context a document belongs to: its frame id, or the window handle at the top. */
@@ -92,13 +99,18 @@ const CONTEXT_GONE = /Execution context was destroyed|Cannot find context|Inspec
  */
 async function call(session: Session, context: BrowsingContext, declaration: string, op: string, args: unknown, retry: boolean, userActivation = false): Promise<unknown> {
   let result: AtomResult;
+  // An observer keeps the session's content: the op notes what it saw as it ran (page/core.js).
+  const notes = session.notes;
+  if (notes) notes.at ??= Date.now();
+  const sent = notes && typeof args === 'object' && args !== null ? { ...args, notes: true } : args;
   try {
-    result = (await session.browser.callFunction(context, declaration, [op, args], { library: ATOM, userActivation })) as AtomResult;
+    result = (await session.browser.callFunction(context, declaration, [op, sent], { library: ATOM, userActivation })) as AtomResult;
   } catch (e) {
     // The document was replaced under the call (a navigation): an idempotent op tries again.
     if (retry && e instanceof Error && CONTEXT_GONE.test(e.message)) return call(session, context, declaration, op, args, false);
     throw e;
   }
+  if (notes && result?.notes) mergeNotes(notes, result.notes);
   if (result?.doc) session.knownDocuments.set(result.doc, contextId(context));
   if (result?.error === undefined) {
     if (result?.windows) return resolveWindowRefs(session, context, result.value ?? null, result.windows);

@@ -197,6 +197,7 @@
   // regardless, or `at` names the point (in this viewport) to hit-test and click instead.
   OPS.elementClick = function ({ id, scroll, at }) {
     const element = getKnownElement(id);
+    noteTarget(id, element);
     if (isFileInput(element)) {
       fail('invalid argument', 'cannot click an <input type=file> (the file chooser is not automatable): send keys to it with the file paths instead');
     }
@@ -231,6 +232,7 @@
   // ── Element Clear (spec §12.5.2) ─────────────────────────────────────────────────────────
   OPS.elementClear = async function ({ id, implicitMs }) {
     const element = getKnownElement(id);
+    noteTarget(id, element);
     // Spec: "If element is not editable, return invalid element state" (editable: a mutable
     // form control element, or content editable).
     let kind;
@@ -280,6 +282,7 @@
   // caret. Returns {file, multiple} for file inputs, {done: true} when no key events are due.
   OPS.elementSendKeys = async function ({ id, text, implicitMs, strictFileInteractability }) {
     const element = getKnownElement(id);
+    noteTarget(id, element);
     if (isFileInput(element)) {
       // Spec: only with strictFileInteractability must a file input be interactable (hidden
       // file inputs behind styled buttons are the common case).
