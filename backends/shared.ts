@@ -237,10 +237,3 @@ export function pathMatches(requestPath: string, cookiePath: string): boolean {
   if (requestPath === cookiePath) return true;
   return requestPath.startsWith(cookiePath) && (cookiePath.endsWith('/') || requestPath[cookiePath.length] === '/');
 }
-
-/**
- * No crash handler: Debian's Chromium starts crashpad's handler (two processes), which forks twice,
- * leaves the browser's process group and tree, and outlived browsers the gateway killed (found an
- * hour later); nobody reads its dumps. The switch that stops it is named for testing.
- */
-export const NO_CRASH_HANDLER = '--disable-crashpad-for-testing';

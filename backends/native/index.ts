@@ -5,7 +5,7 @@ import { InvalidCapabilityError, type Backend, type BackendEnvironment, type Bro
 import { asksHeadless, browserSandbox, checkChromeOptionKeys, checkChromiumSwitches, fetchRefusal } from '../policy/index.ts';
 import { launchFirefox, matchFirefox, type FirefoxOptions } from '../firefox/index.ts';
 import { DRIVER_DIR_PREFIX, killOwnedNow } from '../owned-process.ts';
-import { NO_CRASH_HANDLER, probeVersion, removeDeadGatewayDirs, stringArray, sweepOwnedProcesses, vendorObject } from '../shared.ts';
+import { probeVersion, removeDeadGatewayDirs, stringArray, sweepOwnedProcesses, vendorObject } from '../shared.ts';
 import { ChromiumProcess } from './chromium.ts';
 import { killAllNow, sweepOrphans } from './processes.ts';
 
@@ -39,7 +39,6 @@ const BASE_ARGS = [
   // the next navigation is started for the context used last and mostly thrown away with it.
   // Puppeteer merges this list with its own --disable-features.
   '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,SpareRendererForSitePerProcess',
-  NO_CRASH_HANDLER,
 ];
 
 /** `--debug-process=<name>` → the Chromium switch that makes that process wait for a debugger. */

@@ -10,7 +10,7 @@ import { DRIVER_DIR_PREFIX } from '../owned-process.ts';
 import { LaunchError, type Backend, type BackendEnvironment, type BrowserProcess, type DrivenBrowser, type LaunchSpec, type MatchResult } from '../backend.ts';
 import { browserSandbox, checkChromeOptionKeys, checkChromiumSwitches, giveToBrowsers } from '../policy/index.ts';
 import { launcherFor } from '../parent-death.ts';
-import { allowedBinary, headlessAndArgs, NO_CRASH_HANDLER, OWNER_VARIABLE, probeVersion, removeDeadGatewayDirs, stringArray, sweepOwnedProcesses, vendorObject } from '../shared.ts';
+import { allowedBinary, headlessAndArgs, OWNER_VARIABLE, probeVersion, removeDeadGatewayDirs, stringArray, sweepOwnedProcesses, vendorObject } from '../shared.ts';
 import { contentProcessesShared, FIREFOX_PREFS } from '../firefox/options.ts';
 import { firefoxArgsAndPrefs, type FirefoxOptions } from '../firefox/index.ts';
 import { PlaywrightContext, type Engine } from './context.ts';
@@ -138,7 +138,7 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
                 ignoreDefaultArgs: ['--hide-scrollbars'],
                 // Playwright turns Chromium's sandbox off unless asked; the operator decides it (browsers.sandbox).
                 chromiumSandbox: browserSandbox(),
-                args: ['--disable-dev-shm-usage', '--disable-gpu', '--window-size=1280,800', NO_CRASH_HANDLER, ...spec.args],
+                args: ['--disable-dev-shm-usage', '--disable-gpu', '--window-size=1280,800', ...spec.args],
               });
       } catch (e) {
         await removeTempDir(ownTemp);

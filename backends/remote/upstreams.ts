@@ -4,7 +4,7 @@
 // is no display. Each says how it takes capabilities and where a new session goes.
 import { InvalidCapabilityError, type BackendEnvironment } from '../backend.ts';
 import { browserSandbox, checkChromeOptionKeys, checkChromiumSwitches, checkMiniBrowserArgs } from '../policy/index.ts';
-import { NO_CRASH_HANDLER, stringArray, vendorObject } from '../shared.ts';
+import { stringArray, vendorObject } from '../shared.ts';
 import { launcherFor } from '../parent-death.ts';
 import type { OwnedProcess } from '../owned-process.ts';
 import { freePort, startDriver, startXvfb } from './processes.ts';
@@ -81,7 +81,7 @@ export interface ChromedriverOptions {
 }
 
 /** Switches chromedriver's Chromium needs on these machines (as the native backend's). */
-const CHROMIUM_DEFAULT_ARGS = ['--disable-dev-shm-usage', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', NO_CRASH_HANDLER];
+const CHROMIUM_DEFAULT_ARGS = ['--disable-dev-shm-usage', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /** One chromedriver the gateway starts at the first session, shares, and ends when idle. */
 export class ChromedriverUpstream implements Upstream {
