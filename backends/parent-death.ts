@@ -38,9 +38,12 @@ export function withParentDeath(binary: string, args: string[], asBrowser = fals
   return parentDeathAvailable ? [SETPRIV, ['--pdeathsig', 'KILL', ...drop, '--', binary, ...args]] : [binary, args];
 }
 
-/** The environment of a program run as the browsers' user: a home of its own (`home`), not the gateway's. */
+/**
+ * The environment of a program run as the browsers' user: a home of its own (`home`), not the
+ * gateway's (a configuration directory the caller chose, such as Chromium's, stays).
+ */
 export function browserEnvironment(env: NodeJS.ProcessEnv, home: string): NodeJS.ProcessEnv {
-  return browserIdentity() ? { ...env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') } : env;
+  return browserIdentity() ? { ...env, HOME: home, XDG_CONFIG_HOME: env.XDG_CONFIG_HOME ?? join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') } : env;
 }
 
 /** A shell word: the string in single quotes. */
@@ -86,7 +89,7 @@ function launcherScript(binary: string): string {
     '    case "$a" in --user-data-dir=*) profile=${a#--user-data-dir=} ;; esac',
     '    previous=$a',
     '  done',
-    `  if [ -n "$profile" ]; then chown -R ${owner} -- "$profile" && export HOME="$profile" XDG_CONFIG_HOME="$profile/.config" XDG_CACHE_HOME="$profile/.cache"; fi`,
+    `  if [ -n "$profile" ]; then chown -R ${owner} -- "$profile" && export HOME="$profile" XDG_CACHE_HOME="$profile/.cache"; fi`,
     `  exec ${SETPRIV} --pdeathsig KILL ${dropArgs().join(' ')} -- ${quote(binary)} "$@"`,
     'fi',
     plain,

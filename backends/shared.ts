@@ -237,3 +237,13 @@ export function pathMatches(requestPath: string, cookiePath: string): boolean {
   if (requestPath === cookiePath) return true;
   return requestPath.startsWith(cookiePath) && (cookiePath.endsWith('/') || requestPath[cookiePath.length] === '/');
 }
+
+/**
+ * Chromium's environment: no crash handler. Debian's Chromium starts crashpad's handler (two
+ * processes per browser), which forks twice, leaves the browser's process tree and group, and
+ * outlived browsers the gateway killed (found an hour later); nobody reads its dumps. It keeps them
+ * under XDG_CONFIG_HOME (chromium/Crash Reports): where that cannot be made, the handler does not
+ * start and the browser runs on (its switch --disable-crashpad-for-testing crashes renderers on
+ * Chromium 156: "FD ownership violation"). With --user-data-dir, Chromium reads nothing else there.
+ */
+export const CHROMIUM_ENVIRONMENT = { XDG_CONFIG_HOME: '/dev/null/wdgate-no-crash-reports' } as const;

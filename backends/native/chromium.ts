@@ -7,7 +7,7 @@ import type { Browser } from 'puppeteer-core';
 import { LaunchError, type BrowserProcess, type DrivenBrowser, type NewContextOptions } from '../backend.ts';
 import { NativeContext } from './context.ts';
 import { PROFILE_PREFIX, register, removeProfileDir, singletonSocketDir, unregister } from './processes.ts';
-import { groupEnded, killGroup } from '../shared.ts';
+import { CHROMIUM_ENVIRONMENT, groupEnded, killGroup } from '../shared.ts';
 import { launcherFor } from '../parent-death.ts';
 
 export interface ChromiumLaunch {
@@ -62,6 +62,7 @@ export class ChromiumProcess implements BrowserProcess {
         handleSIGINT: false,
         handleSIGTERM: false,
         handleSIGHUP: false,
+        env: { ...process.env, ...CHROMIUM_ENVIRONMENT },
         timeout: 30_000,
         protocolTimeout: 24 * 3600_000, // W3C timeouts are enforced above us, per command
       });

@@ -10,7 +10,7 @@ import { DRIVER_DIR_PREFIX } from '../owned-process.ts';
 import { LaunchError, type Backend, type BackendEnvironment, type BrowserProcess, type DrivenBrowser, type LaunchSpec, type MatchResult } from '../backend.ts';
 import { browserSandbox, checkChromeOptionKeys, checkChromiumSwitches, giveToBrowsers } from '../policy/index.ts';
 import { launcherFor } from '../parent-death.ts';
-import { allowedBinary, headlessAndArgs, OWNER_VARIABLE, probeVersion, removeDeadGatewayDirs, stringArray, sweepOwnedProcesses, vendorObject } from '../shared.ts';
+import { allowedBinary, CHROMIUM_ENVIRONMENT, headlessAndArgs, OWNER_VARIABLE, probeVersion, removeDeadGatewayDirs, stringArray, sweepOwnedProcesses, vendorObject } from '../shared.ts';
 import { contentProcessesShared, FIREFOX_PREFS } from '../firefox/options.ts';
 import { firefoxArgsAndPrefs, type FirefoxOptions } from '../firefox/index.ts';
 import { PlaywrightContext, type Engine } from './context.ts';
@@ -121,7 +121,7 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
         timeout: 30_000,
         // The remote backend's sweep finds what a dead gateway left by this mark.
         // No crash reporter helper: it would outlive the browser it watched for a moment.
-        env: { ...process.env, TMPDIR: ownTemp, [OWNER_VARIABLE]: String(process.pid), MOZ_CRASHREPORTER_DISABLE: '1', ...(env.defaultTimeZone && { TZ: env.defaultTimeZone }), ...(!browserSandbox() && { MOZ_DISABLE_CONTENT_SANDBOX: '1' }) },
+        env: { ...process.env, TMPDIR: ownTemp, [OWNER_VARIABLE]: String(process.pid), MOZ_CRASHREPORTER_DISABLE: '1', ...(spec.engine === 'chromium' && CHROMIUM_ENVIRONMENT), ...(env.defaultTimeZone && { TZ: env.defaultTimeZone }), ...(!browserSandbox() && { MOZ_DISABLE_CONTENT_SANDBOX: '1' }) },
       };
       let browser: Browser;
       try {

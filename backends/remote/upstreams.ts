@@ -4,7 +4,7 @@
 // is no display. Each says how it takes capabilities and where a new session goes.
 import { InvalidCapabilityError, type BackendEnvironment } from '../backend.ts';
 import { browserSandbox, checkChromeOptionKeys, checkChromiumSwitches, checkMiniBrowserArgs } from '../policy/index.ts';
-import { stringArray, vendorObject } from '../shared.ts';
+import { CHROMIUM_ENVIRONMENT, stringArray, vendorObject } from '../shared.ts';
 import { launcherFor } from '../parent-death.ts';
 import type { OwnedProcess } from '../owned-process.ts';
 import { freePort, startDriver, startXvfb } from './processes.ts';
@@ -149,7 +149,8 @@ export class ChromedriverUpstream implements Upstream {
   }
 
   #start(tempDir: string): Promise<{ process: OwnedProcess; url: string }> {
-    const start = () => startDriver(this.#options.driver, ['--port=0'], { portFromOutput: /started successfully on port (\d+)/, tempDir });
+    // Its Chromium inherits its environment: no crash handler (../shared.ts).
+    const start = () => startDriver(this.#options.driver, ['--port=0'], { env: { ...process.env, ...CHROMIUM_ENVIRONMENT }, portFromOutput: /started successfully on port (\d+)/, tempDir });
     // chromedriver takes a port for IPv4 and then the same for IPv6 (or the reverse): when the
     // other family's is taken it exits ("bind() failed"). Another port is tried, twice at most.
     const retry = (e: unknown) => (/bind\(\) failed|port not available/i.test(String(e)) ? start() : Promise.reject(e));
