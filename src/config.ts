@@ -281,6 +281,7 @@ function history(v: unknown, name: string): HistoryConfig {
     retention: int(0, Number.MAX_SAFE_INTEGER)(o.retention, `${name}.retention`) as number,
     maxBytes: int(0, Number.MAX_SAFE_INTEGER)(o.maxBytes, `${name}.maxBytes`) as number,
     verdictWindow: int(2, 1000)(o.verdictWindow, `${name}.verdictWindow`) as number,
+    shared: bool(o.shared, `${name}.shared`) as boolean,
   };
 }
 
