@@ -95,6 +95,12 @@ if [ -z "$RUNTIME" ]; then
   command -v buildah >/dev/null 2>&1 || with_recommends+=(buildah)
   command -v mmdebstrap >/dev/null 2>&1 || with_recommends+=(mmdebstrap)
   command -v runc >/dev/null 2>&1 || need+=(runc)
+  # The Kubernetes tests (test/unit/deploy*.test.ts, test/integration/kubernetes.test.ts): kubectl
+  # builds deploy/kubernetes/ with its kustomize (Debian 12's kubectl is 1.20; another kubectl on
+  # the PATH does as well), and a real Prometheus scrapes two gateways (the tests start their own on
+  # a free port; on a machine with systemd, Debian's package also starts one as a service).
+  command -v kubectl >/dev/null 2>&1 || need+=(kubernetes-client)
+  command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
 fi
 
 if [ ${#need[@]} -gt 0 ] || [ ${#with_recommends[@]} -gt 0 ]; then

@@ -202,6 +202,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     logins,
     dashboard,
     bidiCounters: { message: (direction) => metrics.bidiMessage(direction), error: (code) => metrics.bidiError(code) },
+    principalProofMaxAge: config.principalProofMaxAge,
   });
   const scheme = tls ? 'https' : 'http';
   const origin = (port: number) => `${scheme}://${config.listenAddress.includes(':') ? `[${config.listenAddress}]` : config.listenAddress}:${port}`;

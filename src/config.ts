@@ -60,9 +60,11 @@ export interface Config {
   /** Token file (src/server/auth.ts): tokens never come from the command line. */
   authTokenFile: string | null;
   /** Tokens in the config file itself: a token, or {name, token, maxSessions, admin, share, files}. */
-  authTokens: (string | { name: string; token: string; maxSessions?: number; admin?: boolean; share?: number; files?: boolean })[];
+  authTokens: (string | { name: string; token: string; maxSessions?: number; admin?: boolean; share?: number; files?: boolean; relay?: boolean })[];
   /** Loopback clients need a token too (when tokens are configured). */
   requireAuthOnLoopback: boolean;
+  /** How long a Grid client's `wdgate:principal` proof is taken after it was issued (ms; src/server/relay.ts). */
+  principalProofMaxAge: number;
   /** Host names accepted in the Host header besides IP addresses and localhost. */
   allowHosts: string[];
   /** Origins whose web pages may call the gateway. */
@@ -145,9 +147,10 @@ function authTokens(v: unknown, name: string): Config['authTokens'] {
           typeof t.token === 'string' &&
           (t.admin === undefined || typeof t.admin === 'boolean') &&
           (t.files === undefined || typeof t.files === 'boolean') &&
+          (t.relay === undefined || typeof t.relay === 'boolean') &&
           (t.share === undefined || typeof t.share === 'number')),
     );
-  if (!ok) throw new ConfigError(`${name} must be a list of tokens or {"name", "token", "maxSessions", "admin", "share", "files"} objects`);
+  if (!ok) throw new ConfigError(`${name} must be a list of tokens or {"name", "token", "maxSessions", "admin", "share", "files", "relay"} objects`);
   return v as Config['authTokens'];
 }
 
@@ -281,6 +284,7 @@ function history(v: unknown, name: string): HistoryConfig {
     retention: int(0, Number.MAX_SAFE_INTEGER)(o.retention, `${name}.retention`) as number,
     maxBytes: int(0, Number.MAX_SAFE_INTEGER)(o.maxBytes, `${name}.maxBytes`) as number,
     verdictWindow: int(2, 1000)(o.verdictWindow, `${name}.verdictWindow`) as number,
+    shared: bool(o.shared, `${name}.shared`) as boolean,
   };
 }
 
@@ -368,6 +372,7 @@ const SCHEMA: Record<Exclude<keyof Config, 'configFile'>, Check> = {
   authTokenFile: nullable(str),
   authTokens,
   requireAuthOnLoopback: bool,
+  principalProofMaxAge: int(1000, 86_400_000),
   allowHosts: names(/^[a-z0-9.-]+$/i, 'host names'),
   allowOrigins: names(/^(https?:\/\/[^/\s]+|null)$/i, 'origins such as https://ci.example:8443'),
   fileInputDirectories: directories,

@@ -14,6 +14,12 @@ export interface Principal {
    * browser's own pages, file inputs from any directory (backends/policy/). Absent: no.
    */
   files?: boolean;
+  /**
+   * A Selenium Grid relay node (`relay` in the token file): it may open a session for the
+   * principal its client proves (`wdgate:principal`, src/server/relay.ts) and drive the sessions
+   * it opened so. Absent: no.
+   */
+  relay?: boolean;
 }
 
 /**

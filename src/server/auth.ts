@@ -20,9 +20,10 @@ export const MAX_SHARE = 1000;
 /**
  * A token file: one token per line, either the token alone or `name token max-sessions`
  * separated by spaces, optionally followed by `admin` (the admin API, every principal's
- * sessions), `share=N` (its weight when principals wait for slots in turn) and `files` (its
- * sessions may reach the machine's files: file: URLs, file inputs anywhere), in any order;
- * blank lines and `#` comments are ignored. Errors name the line, never the token.
+ * sessions), `share=N` (its weight when principals wait for slots in turn), `files` (its
+ * sessions may reach the machine's files: file: URLs, file inputs anywhere) and `relay` (a
+ * Selenium Grid relay node: it opens sessions for the principals its clients prove), in any
+ * order; blank lines and `#` comments are ignored. Errors name the line, never the token.
  */
 export function parseTokenFile(text: string, file: string): TokenEntry[] {
   const entries: TokenEntry[] = [];
@@ -33,23 +34,25 @@ export function parseTokenFile(text: string, file: string): TokenEntry[] {
     const where = `${file} line ${i + 1}`;
     if (fields.length === 1) {
       entries.push({ name: `token${entries.length + 1}`, token: fields[0]!, maxSessions: null, admin: false, share: 1 });
-    } else if (fields.length >= 3 && fields.length <= 6) {
+    } else if (fields.length >= 3 && fields.length <= 7) {
       const [name, token, max, ...flags] = fields as [string, string, string, ...string[]];
       if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new TokenFileError(`${where}: the name may hold letters, digits, ".", "_" and "-" only`);
       if (!/^[1-9]\d{0,5}$/.test(max)) throw new TokenFileError(`${where}: max-sessions must be a positive integer`);
       let admin = false;
       let files = false;
+      let relay = false;
       let share: number | undefined;
       for (const flag of flags) {
         const shareMatch = /^share=(\d+)$/.exec(flag);
         if (flag === 'admin' && !admin) admin = true;
         else if (flag === 'files' && !files) files = true;
+        else if (flag === 'relay' && !relay) relay = true;
         else if (shareMatch && share === undefined) share = checkShare(Number(shareMatch[1]), where);
-        else throw new TokenFileError(`${where}: after max-sessions only "admin", "files" and "share=N" may follow, once each`);
+        else throw new TokenFileError(`${where}: after max-sessions only "admin", "files", "relay" and "share=N" may follow, once each`);
       }
-      entries.push({ name, token, maxSessions: Number(max), admin, share: share ?? 1, ...(files && { files }) });
+      entries.push({ name, token, maxSessions: Number(max), admin, share: share ?? 1, ...(files && { files }), ...(relay && { relay }) });
     } else {
-      throw new TokenFileError(`${where}: expected "token", or "name token max-sessions" optionally followed by "admin", "files" and "share=N"`);
+      throw new TokenFileError(`${where}: expected "token", or "name token max-sessions" optionally followed by "admin", "files", "relay" and "share=N"`);
     }
   });
   checkTokens(entries, file);
@@ -93,6 +96,15 @@ export class Tokens {
   }
 
   /**
+   * A principal by its name, with the key its clients sign a `wdgate:principal` proof with: the
+   * SHA-256 of its token (./relay.ts; the token itself is not kept).
+   */
+  named(name: string): { principal: Principal; key: Buffer } | undefined {
+    const entry = this.#entries.find((e) => e.principal.name === name);
+    return entry && { principal: entry.principal, key: entry.digest };
+  }
+
+  /**
    * The principal an Authorization header names, or null. Every token is compared, in constant
    * time over equal-length digests, so the answer's timing tells nothing about any token.
    */
@@ -123,7 +135,7 @@ export interface TokenSources {
   file: string | null;
   fileText?: string;
   env: string | undefined;
-  list: (string | { name: string; token: string; maxSessions?: number; admin?: boolean; share?: number; files?: boolean })[];
+  list: (string | { name: string; token: string; maxSessions?: number; admin?: boolean; share?: number; files?: boolean; relay?: boolean })[];
 }
 
 /**
@@ -145,6 +157,7 @@ export function collectTokens(sources: TokenSources): Tokens {
             admin: entry.admin === true,
             share: entry.share === undefined ? 1 : checkShare(entry.share, `authTokens (${entry.name})`),
             ...(entry.files === true && { files: true }),
+            ...(entry.relay === true && { relay: true }),
           },
     );
   }

@@ -2,7 +2,7 @@
 // security gate, then the route table; a body is parsed once here. Nothing below sees HTTP.
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { error, HttpRefusal, toWebDriverError } from '../webdriver/errors.ts';
-import type { Gateway } from '../webdriver/gateway.ts';
+import type { Gateway, RequestContext } from '../webdriver/gateway.ts';
 import { JsonText, TextBody } from '../webdriver/json.ts';
 import { matchRoute, withoutBasePath } from '../webdriver/routes.ts';
 import { LOCAL } from './auth.ts';
@@ -17,6 +17,7 @@ import type { Dashboard } from '../ops/dashboard.ts';
 import { serveDashboard } from './ui.ts';
 import type { UiLogins } from './ui-logins.ts';
 import type { Uws } from './uws.ts';
+import { actingPrincipal, RelayedPrincipals } from './relay.ts';
 
 export interface ServerOptions {
   /** uWebSockets.js as src/server/uws.ts loaded it at start. */
@@ -43,6 +44,8 @@ export interface ServerOptions {
   dashboard: Dashboard;
   /** What the BiDi sockets count (src/ops/metrics.ts). */
   bidiCounters: BidiCounters;
+  /** How long a client's `wdgate:principal` proof is taken after it was issued (ms; ./relay.ts). */
+  principalProofMaxAge: number;
 }
 
 export interface RunningServer {
@@ -57,7 +60,7 @@ export function startServer(gateway: Gateway, options: ServerOptions): Promise<R
     : uWS.App();
 
   const forwarder = new Forwarder(options.forwardTimeout);
-  const edge: Edge = { gateway, options, forwarder, webSocketScheme: options.tls ? 'wss' : 'ws', port: options.port };
+  const edge: Edge = { gateway, options, forwarder, webSocketScheme: options.tls ? 'wss' : 'ws', port: options.port, relay: new RelayedPrincipals(options.principalProofMaxAge) };
   // BiDi sockets: an upgrade request to /session/{id}; any other request there goes on to HTTP.
   const sockets = bidiSockets(gateway, (res, req) => upgradeGate(edge, res, req), {
     maxMessageBytes: options.maxBodyBytes,
@@ -104,6 +107,8 @@ interface Edge {
   webSocketScheme: 'ws' | 'wss';
   /** The port listened on (known once listening). */
   port: number;
+  /** Principals through a Grid relay: the proofs its clients present. */
+  relay: RelayedPrincipals;
 }
 
 /** What the gate looks at, read from req at once (uWS: it is gone once the handler returns). */
@@ -130,7 +135,14 @@ function upgradeGate(edge: Edge, res: HttpResponse, req: HttpRequest): { princip
   const { facts, path, headerBytes } = requestFacts(res, req);
   const gate = admit(edge.gateway, edge.options, facts, path, headerBytes);
   if ('refusal' in gate) return { refuse: () => gate.refusal(res, { aborted: false, head: false }) };
-  return { principal: gate.principal, webSocketBase: webSocketBase(edge, facts.host) };
+  return { principal: acting(edge, gate.principal, path), webSocketBase: webSocketBase(edge, facts.host) };
+}
+
+/** A Grid relay's request about a session it opened for its client is that client's principal's (./relay.ts). */
+function acting(edge: Edge, principal: Principal, path: string): Principal {
+  if (!principal.relay) return principal;
+  const sessionId = /^\/session\/([^/]+)/.exec(withoutBasePath(path))?.[1];
+  return actingPrincipal(principal, sessionId, edge.gateway.sessions, edge.options.access.tokens);
 }
 
 /** `ws://host:port` as the client reached the gateway (the Host it sent passed the gate). */
@@ -151,7 +163,7 @@ function handle(edge: Edge, res: HttpResponse, req: HttpRequest): void {
   // The client going away is told to what waits for it (a queued New Session leaves the queue);
   // the signal is made only for a command that asks for it.
   let gone: AbortController | undefined;
-  const request = {
+  const request: RequestContext & { principal: Principal } = {
     principal: LOCAL,
     webSocketBase: webSocketBase(edge, facts.host),
     query: req.getQuery() ?? '',
@@ -169,12 +181,14 @@ function handle(edge: Edge, res: HttpResponse, req: HttpRequest): void {
 
   const gate = admit(gateway, options, facts, path, headerBytes);
   if ('refusal' in gate) return afterBody(res, state, hasBody, options.maxBodyBytes, () => gate.refusal(res, state));
-  request.principal = gate.principal;
+  request.principal = acting(edge, gate.principal, path);
+  // New Session: a relay's client's proof of its principal, checked against the tokens.
+  request.vouch = (claim) => edge.relay.verify(options.access.tokens, gate.principal, claim);
 
   // A pass-through session's requests go to its upstream as they are (./forward.ts), with or
   // without the legacy /wd/hub prefix (the upstream gets its own path for the session).
   const target = /^\/session\/([^/]+)(\/.*)?$/.exec(withoutBasePath(path));
-  const passThrough = target && gateway.sessions.passThrough(target[1]!, gate.principal.name);
+  const passThrough = target && gateway.sessions.passThrough(target[1]!, request.principal.name);
   if (passThrough) {
     // A dot segment would let the upstream resolve the path to another of its sessions.
     if (/(^|\/)(\.|%2e){1,2}(\/|$)/i.test(target![2] ?? '')) {

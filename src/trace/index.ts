@@ -51,6 +51,11 @@ export interface HistoryConfig {
   maxBytes: number;
   /** A test's verdict looks at its last this many runs (issue 34). */
   verdictWindow: number;
+  /**
+   * The directory is the fleet's (issue 41): every gateway writes its own sessions' entries into
+   * it and reads the others', so that verdicts across runs see each replica's runs.
+   */
+  shared: boolean;
 }
 
 /** What the history needs of the rest of the gateway. */
@@ -102,9 +107,11 @@ export class History implements Observer {
     this.#host = host;
     const directory = history.directory ?? defaultHistoryDirectory();
     this.runs = new TestRuns(directory, host.log, history.verdictWindow);
-    this.store = new HistoryStore({ directory, retention: history.retention, maxBytes: history.maxBytes }, host.log, {
+    this.store = new HistoryStore({ directory, retention: history.retention, maxBytes: history.maxBytes, shared: history.shared }, host.log, {
       keep: () => this.runs.baselines(),
       traceGone: (id) => this.runs.forgetTrace(id),
+      // Another gateway's session: its run joins its test (its verdict was that gateway's to write).
+      added: (entry) => void this.runs.add({ ...entry, trace: entry.files.includes('trace.zip') }),
     });
   }
 
@@ -241,7 +248,9 @@ export class History implements Observer {
       }
     }
     if (recording?.video) files.push({ name: 'video.webm', from: recording.video });
-    // The test's verdict as of this run (written into its entry).
+    // The test's verdict as of this run (written into its entry), with the runs other gateways of
+    // the fleet ended until now.
+    await this.store.refresh();
     const ended = { ...entry, trace: files.some((file) => file.name === 'trace.zip') };
     const replaced = ended.trace && result === 'passed' ? this.runs.baselineOf(ended) : undefined;
     const verdict = this.runs.add(ended);

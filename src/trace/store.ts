@@ -1,6 +1,9 @@
 // The history on disk: one folder per ended session (`<directory>/<session id>/`) with its entry
 // (entry.json) and its files (trace.zip, video.webm, console.log). The index is the folders,
 // read again at start; what is past the retention time or the disk budget goes, oldest first.
+// A directory `shared` by the gateways of a fleet (one volume): each writes the folders of the
+// sessions it ran and reads every other's as they appear (refresh); any of them sweeps.
+import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../base/log.ts';
@@ -45,11 +48,17 @@ export interface StoreConfig {
   retention: number;
   /** Most bytes of files all entries together keep. */
   maxBytes: number;
+  /** Other gateways write entries into the directory too (a fleet's shared volume). */
+  shared?: boolean;
 }
 
 const ID = /^[A-Za-z0-9._-]{1,128}$/;
 /** Entries read at once at start. */
 const LOAD_BATCH = 64;
+/** A shared directory's entries of other gateways are looked for this often (ms). */
+const REFRESH_MS = 5000;
+/** In a shared directory, a folder without its entry this old was left by a gateway killed while writing it (ms). */
+const ABANDONED_MS = 3600_000;
 
 /** What the store asks of the index of tests (src/trace/runs/). */
 export interface StoreHooks {
@@ -57,6 +66,8 @@ export interface StoreHooks {
   keep(): Set<string>;
   /** An entry's trace left the history. */
   traceGone(id: string): void;
+  /** Another gateway's entry appeared (a shared directory). */
+  added?(entry: HistoryEntry): void;
 }
 
 export class HistoryStore {
@@ -68,6 +79,10 @@ export class HistoryStore {
   /** Retention is kept over time too, not only when another session ends. */
   #sweeper: NodeJS.Timeout | undefined;
   #sweeping: Promise<void> | undefined;
+  #refresher: NodeJS.Timeout | undefined;
+  #refreshing: Promise<void> | undefined;
+  /** Folders this gateway is writing (a refresh meanwhile must not take them for another's). */
+  readonly #writing = new Set<string>();
 
   constructor(config: StoreConfig, log: Logger, hooks: StoreHooks = { keep: () => new Set(), traceGone: () => {} }) {
     this.config = config;
@@ -88,29 +103,68 @@ export class HistoryStore {
     await this.sweep();
     this.#sweeper = setInterval(() => void this.sweep(), Math.min(60_000, Math.max(1000, this.config.retention / 4)));
     this.#sweeper.unref();
+    if (this.config.shared) {
+      this.#refresher = setInterval(() => void this.refresh(), REFRESH_MS);
+      this.#refresher.unref();
+    }
   }
 
-  async #loadEntry(name: string): Promise<void> {
-    const text = await readFile(join(this.config.directory, name, 'entry.json'), 'utf8').catch(() => undefined);
+  async #loadEntry(name: string): Promise<HistoryEntry | undefined> {
+    const folder = join(this.config.directory, name);
+    const text = await readFile(join(folder, 'entry.json'), 'utf8').catch(() => undefined);
     let entry: HistoryEntry | undefined;
     try {
       entry = text === undefined ? undefined : (JSON.parse(text) as HistoryEntry);
     } catch {
       entry = undefined;
     }
-    // A folder without a readable entry is what a gateway killed while writing left.
+    // A folder without a readable entry is what a gateway killed while writing left; in a shared
+    // directory it may be another gateway's, being written now.
     if (!entry || entry.id !== name) {
-      await rm(join(this.config.directory, name), { recursive: true, force: true });
-      return;
+      const abandoned = !this.config.shared || Date.now() - ((await stat(folder).catch(() => undefined))?.mtimeMs ?? 0) > ABANDONED_MS;
+      if (abandoned) await rm(folder, { recursive: true, force: true });
+      return undefined;
     }
     this.#entries.set(entry.id, entry);
     this.#bytes += entry.bytes;
+    return entry;
+  }
+
+  /**
+   * A shared directory: the entries other gateways wrote since (told to the hooks), and those
+   * another gateway's sweep deleted, forgotten. One refresh at a time.
+   */
+  async refresh(): Promise<void> {
+    if (!this.config.shared) return;
+    this.#refreshing ??= this.#refresh().finally(() => (this.#refreshing = undefined));
+    await this.#refreshing;
+  }
+
+  async #refresh(): Promise<void> {
+    // (Only entries known before the listing can be missing from it: one put meanwhile is not.)
+    const known = [...this.#entries.values()];
+    const names = await readdir(this.config.directory).catch(() => undefined);
+    if (!names) return;
+    const present = new Set(names);
+    for (const entry of known) {
+      if (present.has(entry.id) || this.#entries.get(entry.id) !== entry) continue;
+      this.#entries.delete(entry.id);
+      this.#bytes -= entry.bytes;
+      if (entry.files.includes('trace.zip')) this.#hooks.traceGone(entry.id);
+    }
+    const added = names.filter((name) => ID.test(name) && !this.#entries.has(name) && !this.#writing.has(name));
+    for (let i = 0; i < added.length; i += LOAD_BATCH) {
+      const entries = await Promise.all(added.slice(i, i + LOAD_BATCH).map((name) => this.#loadEntry(name)));
+      for (const entry of entries) if (entry) this.#hooks.added?.(entry);
+    }
   }
 
   /** The gateway ends: no more sweeping (the entries stay on disk for the next run). */
   async close(): Promise<void> {
     clearInterval(this.#sweeper);
+    clearInterval(this.#refresher);
     await this.#sweeping;
+    await this.#refreshing;
   }
 
   get(id: string): HistoryEntry | undefined {
@@ -134,6 +188,15 @@ export class HistoryStore {
   async put(entry: Omit<HistoryEntry, 'files' | 'bytes'>, files: { name: HistoryFile; data?: Uint8Array; from?: string }[]): Promise<HistoryEntry> {
     if (!ID.test(entry.id)) throw new Error(`not a session id: ${entry.id}`);
     const folder = join(this.config.directory, entry.id);
+    this.#writing.add(entry.id);
+    try {
+      return await this.#putFiles(folder, entry, files);
+    } finally {
+      this.#writing.delete(entry.id);
+    }
+  }
+
+  async #putFiles(folder: string, entry: Omit<HistoryEntry, 'files' | 'bytes'>, files: { name: HistoryFile; data?: Uint8Array; from?: string }[]): Promise<HistoryEntry> {
     await mkdir(folder, { recursive: true });
     const kept: HistoryFile[] = [];
     let bytes = 0;
@@ -150,8 +213,7 @@ export class HistoryStore {
       kept.push(file.name);
     }
     const full: HistoryEntry = { ...entry, files: kept, bytes };
-    await writeFile(join(folder, 'entry.json.tmp'), JSON.stringify(full));
-    await rename(join(folder, 'entry.json.tmp'), join(folder, 'entry.json'));
+    await writeEntry(folder, full);
     this.#entries.set(full.id, full);
     this.#bytes += bytes;
     await this.sweep();
@@ -201,12 +263,21 @@ export class HistoryStore {
     const size = (await stat(path).catch(() => undefined))?.size ?? 0;
     await rm(path, { force: true });
     const full: HistoryEntry = { ...entry, files: entry.files.filter((f) => f !== file), bytes: Math.max(0, entry.bytes - size) };
-    await writeFile(join(this.config.directory, id, 'entry.json.tmp'), JSON.stringify(full));
-    await rename(join(this.config.directory, id, 'entry.json.tmp'), join(this.config.directory, id, 'entry.json'));
+    await writeEntry(join(this.config.directory, id), full);
     this.#entries.set(id, full);
     this.#bytes -= entry.bytes - full.bytes;
     if (file === 'trace.zip') this.#hooks.traceGone(id);
   }
+}
+
+/**
+ * An entry written whole, then renamed into place (a reader sees the old one or the new one); the
+ * temporary file's name is this writer's own (another gateway may write the same folder's).
+ */
+async function writeEntry(folder: string, entry: HistoryEntry): Promise<void> {
+  const temporary = join(folder, `entry.json.${randomBytes(6).toString('hex')}.tmp`);
+  await writeFile(temporary, JSON.stringify(entry));
+  await rename(temporary, join(folder, 'entry.json'));
 }
 
 /** Move a file (a rename, or a copy where it crosses file systems); its size. */

@@ -68,6 +68,11 @@ export interface RequestContext {
   webSocketBase?: string;
   /** The request's query string, without `?` (the history's list filters). */
   query?: string;
+  /**
+   * New Session through a Selenium Grid relay: the principal its client proved with the
+   * `wdgate:principal` capability (src/server/relay.ts), or a WebDriverError.
+   */
+  vouch?: (claim: unknown) => Principal;
 }
 
 export class Gateway {

@@ -15,6 +15,8 @@ const REMEMBERED_ENDINGS = 1000;
 export class Sessions {
   readonly #byId = new Map<string, AnySession>();
   readonly #endings = new Map<string, { reason: string; owner: string }>();
+  /** Sessions a Grid relay opened for a principal its client proved: the relay's name. */
+  readonly #relayedBy = new Map<string, string>();
   /** Browsers still being given back after their session ended (the client already has its answer). */
   readonly #closing = new Set<Promise<void>>();
   #reaper: NodeJS.Timeout | undefined;
@@ -53,6 +55,16 @@ export class Sessions {
     return ending?.owner === owner ? ending.reason : undefined;
   }
 
+  /** A session a relay opened for another principal (src/server/relay.ts): the relay drives it too. */
+  relayed(id: string, relay: string): void {
+    if (this.#byId.has(id)) this.#relayedBy.set(id, relay);
+  }
+
+  /** The relay that opened a live session for its principal, if one did. */
+  relayOf(id: string): string | undefined {
+    return this.#relayedBy.get(id);
+  }
+
   /** Sessions with a BiDi client connected now. */
   bidiConnections(): number {
     let n = 0;
@@ -79,6 +91,7 @@ export class Sessions {
     if (session.ended) return Promise.resolve();
     session.ended = true;
     this.#byId.delete(session.id);
+    this.#relayedBy.delete(session.id);
     this.#endings.set(session.id, { reason, owner: session.owner });
     this.#log.info({ event: 'session ended', sessionId: session.id, principal: session.owner, reason, ageMs: Date.now() - session.createdAt });
     if (this.#endings.size > REMEMBERED_ENDINGS) this.#endings.delete(this.#endings.keys().next().value!);

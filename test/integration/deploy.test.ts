@@ -3,50 +3,28 @@
 // pod, Prometheus) reads GET /metrics on the metrics port while the gateway's own port refuses it
 // every path but the probes. The metrics show what the autoscaler's query reads (busy slots and
 // sessions waiting), and the deletion-cost script keeps the pod's cost at its sessions.
+// (The manifests are deploy/kubernetes/base as `kubectl kustomize` builds them.)
 // Changed from the manifest, for a shared test machine: free ports instead of 8000 and 8001, one
-// session slot (so that a second session waits), no shutdown grace (the helper's stop).
+// session slot (so that a second session waits), no shutdown grace (the helper's stop), and a
+// history directory of its own instead of the fleet's volume.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { parseAllDocuments } from 'yaml';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { createNamespace, namespaceUnavailable, type Namespace } from '../helpers/netns.ts';
 import { eventually, leftoverBrowsers } from '../helpers/pages.ts';
+import { kustomize } from '../helpers/manifests.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DEPLOY = `${ROOT}deploy/kubernetes/`;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const docs: any[] = readdirSync(DEPLOY)
-  .filter((f) => f.endsWith('.yaml'))
-  .flatMap((f) => parseAllDocuments(readFileSync(DEPLOY + f, 'utf8')).map((d) => d.toJS()));
+const docs: any[] = kustomize('base');
 const find = (kind: string, name: string) => docs.find((d) => d.kind === kind && d.metadata.name === name);
 const manifestConfig = JSON.parse(find('ConfigMap', 'wdgate-config').data['config.json']);
-const autoscalerQuery: string = find('ScaledObject', 'wdgate').spec.triggers.find((t: { type: string }) => t.type === 'prometheus').metadata.query;
-
-/** Samples of a Prometheus text exposition: metric name → the values of its series. */
-function samples(text: string): Map<string, number[]> {
-  const out = new Map<string, number[]>();
-  for (const line of text.split('\n')) {
-    const m = /^(\w+)(?:\{[^}]*\})? (\S+)$/.exec(line);
-    if (m) out.set(m[1]!, [...(out.get(m[1]!) ?? []), Number(m[2])]);
-  }
-  return out;
-}
-
-/** What the autoscaler's query (sums of metrics added up) gives over one gateway's scrape. */
-function evaluate(query: string, text: string): number {
-  const series = samples(text);
-  return query.split('+').reduce((total, term) => {
-    const name = /^\s*sum\((\w+)\)\s*$/.exec(term)?.[1];
-    assert.ok(name, `the autoscaler's query has a term this test cannot read: ${term}`);
-    return total + (series.get(name) ?? []).reduce((a, b) => a + b, 0);
-  }, 0);
-}
 
 const unavailable = await namespaceUnavailable();
 
@@ -102,7 +80,8 @@ describe("the pod's pieces, from another address", { skip: unavailable ?? false 
     assert.equal((await metrics('/metrics', ['-H', 'Origin: https://attacker.example'])).status, 403);
   });
 
-  test("the autoscaler's query counts busy slots and waiting sessions; the pod's deletion cost follows its sessions", async (t) => {
+  // (What the autoscaler's query gives over these metrics, a real Prometheus answers: test/integration/kubernetes.test.ts.)
+  test("the metrics count busy slots and waiting sessions; the pod's deletion cost follows its sessions", async () => {
     // A stand-in of the Kubernetes API's pod PATCH: what the deletion-cost script asks of it.
     const patches: { path: string; authorization: string; type: string; body: any }[] = [];
     const api = createServer((req: IncomingMessage, res) => {
@@ -144,9 +123,6 @@ describe("the pod's pieces, from another address", { skip: unavailable ?? false 
       await eventually(async () => /^wdgate_sessions_queued 1$/m.test((text = (await metrics()).text)), 'the second session never showed as waiting', 30_000);
       assert.match(text, /^wdgate_sessions_active 1$/m);
       assert.match(text, /^wdgate_slots_busy 1$/m);
-      const value = evaluate(autoscalerQuery, text);
-      assert.equal(value, 2);
-      t.diagnostic(`${autoscalerQuery} = ${value}: ${Math.ceil(value / manifestConfig.maxSessions)} gateway(s) of ${manifestConfig.maxSessions} slots`);
       await costs('2');
       // The slot freed, the waiting one runs: one session left.
       assert.equal((await gw.client.raw('DELETE', `/session/${sessions.shift()}`)).status, 200);

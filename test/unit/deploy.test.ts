@@ -1,38 +1,33 @@
-// The deployment on paper (deploy/kubernetes/) cannot run here (no Kubernetes), so it must not
-// drift from the code: every probe path is a route the gate lets a probe ask, every port the one
+// The deployment (deploy/kubernetes/base, as `kubectl kustomize` builds it) cannot run here (no
+// Kubernetes), so it must not drift from the code: every probe path is a route the gate lets a probe ask, every port the one
 // the config listens on, the config a valid one, the grace periods in the order the README
 // explains, the metrics the autoscaler reads ones the gateway exports on the port Prometheus is
 // told to scrape, the Grid's queue counted with the relay's slots, and the memory asked for what
 // the benchmark measured; and no container has power it does not use (issue 37): the service
 // account's token in the one container that patches the pod, no capabilities, no privilege
 // escalation, read-only root file systems, seccomp everywhere (the gateway's: a profile shipped
-// here, the runtime's default plus what Chromium's sandbox needs). (test/integration/deploy.test.ts
+// here, the runtime's default plus what Chromium's sandbox needs); and nothing is lost at
+// scale-down (issue 41): the history on a volume the fleet shares, disk asked for, a disruption
+// budget, a drain within what a cluster autoscaler waits for, the hub purging dead nodes but not
+// draining ones. (test/unit/deploy-schemas.test.ts checks the schemas; test/integration/deploy.test.ts
 // runs the gateway as the pod does; test/integration/image.test.ts builds and runs the Dockerfile,
 // under this seccomp profile, without capabilities, on a read-only root.)
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { parseAllDocuments } from 'yaml';
 import { resolveConfig } from '../../src/config.ts';
 import defaultSettings from '../../config/default.json' with { type: 'json' };
 import { Metrics } from '../../src/ops/metrics.ts';
 import { matchRoute } from '../../src/webdriver/routes.ts';
 import { isProbe } from '../../src/server/security.ts';
+import { DEPLOY, kustomize } from '../helpers/manifests.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DEPLOY = `${ROOT}deploy/kubernetes/`;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Doc = any;
-const docs: Doc[] = readdirSync(DEPLOY)
-  .filter((f) => f.endsWith('.yaml'))
-  .flatMap((f) =>
-    parseAllDocuments(readFileSync(DEPLOY + f, 'utf8')).map((d) => {
-      assert.deepEqual(d.errors, [], `${f} is not valid YAML`);
-      return d.toJS();
-    }),
-  );
+const docs: Doc[] = kustomize('base');
 const find = (kind: string, name: string) => {
   const doc = docs.find((d) => d.kind === kind && d.metadata.name === name);
   assert.ok(doc, `no ${kind} ${name} in deploy/kubernetes/`);
@@ -54,6 +49,14 @@ function toml(text: string, key: string): string {
   const m = new RegExp(`^${key} = (.+)$`, 'm').exec(text);
   assert.ok(m, `no ${key} in the TOML`);
   return m[1]!.trim();
+}
+
+/** A Kubernetes quantity in bytes (`4Gi`, `512Mi`, `20G`). */
+function quantity(q: string | number): number {
+  const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(String(q));
+  assert.ok(m, `not a quantity: ${q}`);
+  const unit = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, k: 1e3, M: 1e6, G: 1e9, T: 1e12 }[m[2] ?? ''] ?? 1;
+  return Number(m[1]) * unit;
 }
 
 /** The value after `--name` in a command. */
@@ -91,23 +94,24 @@ describe('deploy/kubernetes', () => {
     }
   });
 
-  test("the relay node asks the gateway's /ready on its loopback, with as many slots as the gateway has sessions", () => {
+  test("the relay node asks the gateway's /health on its loopback (a draining gateway's node stays DRAINING, not DOWN), with as many slots as the gateway has sessions", () => {
     const url = JSON.parse(toml(relayToml, 'url'));
     assertGatewayUrl(url);
     assert.equal(new URL(url).hostname, '127.0.0.1', 'the relay is beside the gateway: loopback needs no token');
     const statusEndpoint = JSON.parse(toml(relayToml, 'status-endpoint'));
-    assert.equal(statusEndpoint, '/ready');
+    assert.equal(statusEndpoint, '/health');
+    assert.ok(isProbe('GET', statusEndpoint));
     assertGatewayUrl(`${url}${statusEndpoint}`);
     const [slots] = JSON.parse(toml(relayToml, 'configs'));
     assert.equal(Number(slots), config.maxSessions);
     assert.equal(Number(toml(relayToml, 'max-sessions')), config.maxSessions);
   });
 
-  test('a drain outlasts nothing it must not: the notice a health check, the idle timeout the Grid’s session timeout, the pod’s grace the drain and SIGTERM’s', () => {
+  test('a drain outlasts nothing it must not: the notice a health check, the idle timeout the Grid’s session timeout, the pod’s grace the drain and SIGTERM’s, all within what a cluster autoscaler waits', () => {
     // Out of the Grid's routing before New Session is refused.
     assert.ok(config.drainNoticePeriod > Number(toml(hubToml, 'healthcheck-interval')) * 1000);
-    // The hub keeps a draining gateway's node (and its sessions) however long the drain.
-    assert.equal(Number(toml(hubToml, 'purge-nodes-interval')), 0);
+    // The hub purges dead nodes; a draining one is DRAINING in the Grid (its preStop), not DOWN.
+    assert.ok(Number(toml(hubToml, 'purge-nodes-interval')) > 0);
     // The Grid ends idle sessions itself; the gateway ends those it forgot.
     assert.ok(config.sessionIdleTimeout > Number(toml(relayToml, 'session-timeout')) * 1000);
     // preStop: the repository's drain script, at the gateway's port; then SIGTERM's grace period.
@@ -119,10 +123,50 @@ describe('deploy/kubernetes', () => {
     const drain = Number(argument(preStop, '--timeout'));
     assert.ok(config.drainNoticePeriod < drain * 1000);
     assert.ok(pod.terminationGracePeriodSeconds > drain + config.shutdownGracePeriod / 1000);
-    // The node goes on relaying until the gateway has stopped.
-    const wait = node.lifecycle.preStop.exec.command.join(' ');
-    assertGatewayUrl(/http:\/\/[^\s]+/.exec(wait)![0]);
-    assert.match(wait, /\/health/);
+    // cluster-autoscaler's --max-graceful-termination-sec, 600 by default (10*60 in its main.go):
+    // it evicts with the smaller grace period, then kills.
+    assert.ok(pod.terminationGracePeriodSeconds <= 600);
+    // The node drains in the Grid at its own port, then goes on relaying until the gateway has stopped.
+    const wait: string = node.lifecycle.preStop.exec.command.join(' ');
+    const [drainNode, gatewayHealth] = [...wait.matchAll(/http:\/\/[^\s;]+/g)].map((m) => new URL(m[0]));
+    assert.equal(drainNode!.pathname, '/se/grid/node/drain');
+    assert.equal(Number(drainNode!.port), node.ports[0].containerPort);
+    assert.equal(drainNode!.hostname, '127.0.0.1');
+    assertGatewayUrl(gatewayHealth!.href);
+    assert.equal(gatewayHealth!.pathname, '/health');
+  });
+
+  test('nothing lost at scale-down: the history on a volume every gateway shares, larger than its budget; disk asked for; one pod at a time', () => {
+    const history = JSON.parse(configMap['config.json']).history;
+    assert.equal(history.shared, true, "the gateways read each other's sessions");
+    assert.equal(config.history.directory, history.directory);
+    const claim = find('PersistentVolumeClaim', 'wdgate-history');
+    assert.deepEqual(claim.spec.accessModes, ['ReadWriteMany'], 'mounted by pods on many nodes at once');
+    const volume = pod.volumes.find((v: Doc) => v.persistentVolumeClaim?.claimName === claim.metadata.name);
+    const mount = gateway.volumeMounts.find((m: Doc) => m.name === volume.name);
+    assert.ok(history.directory.startsWith(`${mount.mountPath}/`), `${history.directory} is not on the volume (${mount.mountPath})`);
+    assert.deepEqual(pod.containers.filter((c: Doc) => c.volumeMounts?.some((m: Doc) => m.name === volume.name)).map((c: Doc) => c.name), ['wdgate']);
+    assert.ok(quantity(claim.spec.resources.requests.storage) > config.history.maxBytes, 'the volume is larger than the history the gateways keep');
+    assert.equal(pod.securityContext.fsGroup, Number(/^USER (\d+)$/m.exec(readFileSync(`${ROOT}Dockerfile`, 'utf8'))![1]), "the volume's files are the image's user's group");
+    // Every container asks for the disk its volumes on the node may take, and may take no more than its limit.
+    for (const d of docs.filter((x) => x.kind === 'Deployment')) {
+      const spec = d.spec.template.spec;
+      for (const c of spec.containers) {
+        const onDisk = (c.volumeMounts ?? [])
+          .map((m: Doc) => spec.volumes.find((v: Doc) => v.name === m.name))
+          .filter((v: Doc) => v.emptyDir && v.emptyDir.medium !== 'Memory')
+          .reduce((sum: number, v: Doc) => sum + quantity(v.emptyDir.sizeLimit), 0);
+        const requested = quantity(c.resources.requests['ephemeral-storage'] ?? '0');
+        assert.ok(requested > 0 && requested >= onDisk, `${d.metadata.name}/${c.name} asks ${requested} bytes of disk for ${onDisk} of volumes`);
+        assert.ok(quantity(c.resources.limits['ephemeral-storage']) >= requested, `${d.metadata.name}/${c.name}`);
+      }
+    }
+    // Voluntary evictions one gateway at a time.
+    const budget = find('PodDisruptionBudget', 'wdgate').spec;
+    assert.deepEqual(budget.selector.matchLabels, deployment.spec.template.metadata.labels);
+    assert.equal(budget.maxUnavailable, 1);
+    // The hub: evicted, it would forget every session's route.
+    assert.equal(find('Deployment', 'selenium-hub').spec.template.metadata.annotations['cluster-autoscaler.kubernetes.io/safe-to-evict'], 'false');
   });
 
   test("the Grid's JVMs let go of idle connections before the gateway closes them (10 s)", () => {
@@ -143,7 +187,13 @@ describe('deploy/kubernetes', () => {
     assert.ok(mebibytes(gateway.resources.limits.memory) > mebibytes(gateway.resources.requests.memory));
   });
 
-  test('Prometheus is told to scrape the metrics port, which the network policy opens to the monitoring namespace alone', () => {
+  test('Prometheus is told to scrape the metrics port (the PodMonitor, and the annotations), which the network policy opens to the monitoring namespace alone', () => {
+    const monitor = find('PodMonitor', 'wdgate').spec;
+    assert.deepEqual(monitor.selector.matchLabels, deployment.spec.template.metadata.labels);
+    assert.equal(monitor.podMetricsEndpoints.length, 1);
+    const [endpoint] = monitor.podMetricsEndpoints;
+    assert.equal(gateway.ports.find((p: Doc) => p.name === endpoint.port)?.containerPort, config.metricsPort);
+    assert.equal(endpoint.path, '/metrics');
     const annotations = deployment.spec.template.metadata.annotations;
     assert.equal(annotations['prometheus.io/scrape'], 'true');
     assert.equal(Number(annotations['prometheus.io/port']), config.metricsPort);
@@ -161,26 +211,36 @@ describe('deploy/kubernetes', () => {
     assert.ok(!opened.some((r: Doc) => r.ports.includes(config.port)));
   });
 
-  test('the autoscaler counts busy slots and sessions waiting, at the gateways (their metrics) and in the Grid (its queue), 8 to a gateway', async () => {
+  test('the autoscaler counts sessions 8 to a gateway (at the gateways: their metrics; in the Grid: running ones) and adds the gateways the Grid queue needs', async () => {
     const { text } = await new Metrics({ sessionsActive: () => 0, slotsBusy: () => 0, sessionsQueued: () => 0, queuedByPrincipal: () => [], pool: () => [], bidiConnections: () => 0 }).scrape();
     const exported = new Set([...text.matchAll(/^# TYPE (\w+)/gm)].map((m) => m[1]));
     const scaled = find('ScaledObject', 'wdgate').spec;
     assert.deepEqual(scaled.scaleTargetRef, { kind: 'Deployment', name: 'wdgate' });
-    const prometheus = scaled.triggers.find((t: Doc) => t.type === 'prometheus');
+    const trigger = (name: string) => scaled.triggers.find((t: Doc) => t.name === name);
+    const prometheus = trigger('gateways');
+    assert.equal(prometheus.type, 'prometheus');
     assert.deepEqual(prometheus.metadata.query.match(/wdgate_\w+/g), ['wdgate_slots_busy', 'wdgate_sessions_queued']);
     for (const name of prometheus.metadata.query.match(/wdgate_\w+/g)) assert.ok(exported.has(name), `${name} is not exported`);
-    assert.equal(prometheus.metricType, 'AverageValue');
-    assert.equal(Number(prometheus.metadata.threshold), config.maxSessions);
-    // The Grid's queue: the hub's GraphQL at its Service, the relay's browser, the relay's slots.
-    const grid = scaled.triggers.find((t: Doc) => t.type === 'selenium-grid').metadata;
-    const hub = new URL(grid.url);
-    const hubService = find('Service', 'selenium-hub').spec;
-    assert.equal(hub.hostname, 'selenium-hub');
-    assert.ok(hubService.ports.some((p: Doc) => p.port === Number(hub.port) && p.name === 'http'));
-    assert.equal(hub.pathname, '/graphql');
+    // The Grid: the hub's GraphQL at its Service, the relay's browser, the relay's slots.
     const [slots, stereotype] = JSON.parse(toml(relayToml, 'configs'));
-    assert.equal(grid.browserName, JSON.parse(stereotype).browserName);
-    assert.equal(Number(grid.nodeMaxSessions), Number(slots));
+    const browserName = JSON.parse(stereotype).browserName;
+    const grid = trigger('grid');
+    const gridSessions = trigger('gridSessions');
+    for (const t of [grid, gridSessions]) {
+      assert.equal(t.type, 'selenium-grid');
+      assert.equal(new URL(t.metadata.url).port, String(find('Service', 'selenium-hub').spec.ports.find((p: Doc) => p.name === 'http').port));
+      assert.equal(Number(t.metadata.nodeMaxSessions), Number(slots));
+    }
+    assert.equal(grid.metadata.browserName, browserName);
+    // gridSessions: no request asks for its browserName, so only running sessions count (KEDA
+    // matches a request by browserName, a node's session by browserName or sessionBrowserName).
+    assert.notEqual(gridSessions.metadata.browserName, browserName);
+    assert.equal(gridSessions.metadata.sessionBrowserName, browserName);
+    // The formula: every trigger by its name, sessions divided by a gateway's slots; what scales.
+    const modifiers = scaled.advanced.scalingModifiers;
+    assert.deepEqual(new Set(modifiers.formula.match(/[A-Za-z]\w*/g).filter((w: string) => !['max', 'min'].includes(w))), new Set(scaled.triggers.map((t: Doc) => t.name)));
+    assert.equal(Number(/\/\s*(\d+)/.exec(modifiers.formula)![1]), config.maxSessions);
+    assert.deepEqual([modifiers.target, modifiers.metricType], ['1', 'AverageValue']);
     // Scale-down one pod at a time, after a wave.
     const scaleDown = scaled.advanced.horizontalPodAutoscalerConfig.behavior.scaleDown;
     assert.ok(scaleDown.stabilizationWindowSeconds >= 60);
@@ -198,7 +258,7 @@ describe('deploy/kubernetes', () => {
     assert.deepEqual(env, { POD_NAME: 'metadata.name', POD_NAMESPACE: 'metadata.namespace', NODE_EXTRA_CA_CERTS: '/var/run/secrets/kubernetes.io/serviceaccount/ca.crt' });
     assert.equal(pod.serviceAccountName, find('ServiceAccount', 'wdgate').metadata.name);
     const binding = find('RoleBinding', 'wdgate-deletion-cost');
-    assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: pod.serviceAccountName }]);
+    assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: pod.serviceAccountName, namespace: deployment.metadata.namespace }]);
     assert.deepEqual(find('Role', binding.roleRef.name).rules, [{ apiGroups: [''], resources: ['pods'], verbs: ['patch'] }]);
     // A rolling update never has fewer pods than asked for (old ones drain while new ones serve).
     assert.deepEqual(deployment.spec.strategy.rollingUpdate, { maxSurge: 1, maxUnavailable: 0 });

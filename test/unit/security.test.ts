@@ -132,9 +132,9 @@ describe('tokens', () => {
     assert.equal(check('127.0.0.1', 'localhost', '', { authorization: `Bearer ${TOKEN}` }, strict).ok, true);
   });
 
-  test('a token file: bare tokens, named tokens with a session limit, admins, shares, files, comments and blank lines', () => {
+  test('a token file: bare tokens, named tokens with a session limit, admins, shares, files, relays, comments and blank lines', () => {
     const entries = parseTokenFile(
-      `# operators\n\n${TOKEN}\nci   ${TOKEN}-ci   3\nops ${TOKEN}-ops 1 admin\n  # indented comment\nqa ${TOKEN}-qa 8 share=3\nboss ${TOKEN}-boss 2 share=2 admin\nlocal-suite ${TOKEN}-files 1 files share=2 admin\n`,
+      `# operators\n\n${TOKEN}\nci   ${TOKEN}-ci   3\nops ${TOKEN}-ops 1 admin\n  # indented comment\nqa ${TOKEN}-qa 8 share=3\nboss ${TOKEN}-boss 2 share=2 admin\nlocal-suite ${TOKEN}-files 1 files share=2 admin\ngrid ${TOKEN}-relay 16 relay\n`,
       'tokens',
     );
     assert.deepEqual(entries, [
@@ -144,6 +144,7 @@ describe('tokens', () => {
       { name: 'qa', token: `${TOKEN}-qa`, maxSessions: 8, admin: false, share: 3 },
       { name: 'boss', token: `${TOKEN}-boss`, maxSessions: 2, admin: true, share: 2 },
       { name: 'local-suite', token: `${TOKEN}-files`, maxSessions: 1, admin: true, share: 2, files: true },
+      { name: 'grid', token: `${TOKEN}-relay`, maxSessions: 16, admin: false, share: 1, relay: true },
     ]);
     for (const [text, message] of [
       ['a b', /line 1/],
@@ -152,13 +153,14 @@ describe('tokens', () => {
       ['short', /shorter than 16/],
       [`ci ${TOKEN} 1\nci ${TOKEN}2 1`, /twice/],
       [`local ${TOKEN} 1`, /reserved/],
-      [`ci ${TOKEN} 1 root`, /only "admin", "files" and "share=N"/],
+      [`ci ${TOKEN} 1 root`, /only "admin", "files", "relay" and "share=N"/],
+      [`ci ${TOKEN} 1 relay relay`, /once each/],
       [`ci ${TOKEN} 1 files files`, /once each/],
       [`ci ${TOKEN} 1 admin admin`, /once each/],
       [`ci ${TOKEN} 1 share=0`, /share must be an integer from 1 to 1000/],
       [`ci ${TOKEN} 1 share=1001`, /share must be/],
       [`ci ${TOKEN} 1 share=2 share=3`, /once each/],
-      [`ci ${TOKEN} 1 share=2 admin files extra`, /expected/],
+      [`ci ${TOKEN} 1 share=2 admin files relay extra`, /expected/],
     ] as const) {
       assert.throws(() => parseTokenFile(text, 'tokens'), (e: Error) => e instanceof TokenFileError && message.test(e.message) && !e.message.includes(TOKEN), text);
     }

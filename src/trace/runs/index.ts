@@ -3,6 +3,7 @@
 // passing run whose trace is kept for comparison (./align.ts). The index is kept as sessions end,
 // in one file beside the history's folders, and rebuilt from the entries when it is missing; no
 // trace is read for it.
+import { randomBytes } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../../base/log.ts';
@@ -258,12 +259,16 @@ export class TestRuns {
     this.#saveTimer.unref();
   }
 
-  /** Written whole to a new file, then renamed over the old one (a crash leaves one or the other). */
+  /**
+   * Written whole to a new file, then renamed over the old one (a crash leaves one or the other);
+   * the new file's name is this gateway's own (a fleet's gateways share the history directory).
+   */
   async #save(): Promise<void> {
     const text = JSON.stringify({ version: VERSION, tests: [...this.#tests.values()] });
+    const temporary = `${this.#file}.${randomBytes(6).toString('hex')}.tmp`;
     try {
-      await writeFile(`${this.#file}.tmp`, text);
-      await rename(`${this.#file}.tmp`, this.#file);
+      await writeFile(temporary, text);
+      await rename(temporary, this.#file);
     } catch (e) {
       this.#log.warn({ event: 'tests index not written', reason: (e as Error).message });
     }

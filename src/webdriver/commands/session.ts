@@ -26,18 +26,23 @@ import { globalCommand, sessionCommand } from './types.ts';
 import { sessionOptions, type SessionOptions } from '../session-options.ts';
 import { keepLogs, loggingPrefs, type LoggingPrefs } from '../logging.ts';
 import { webAuthnCapabilities } from '../webauthn.ts';
+import { PRINCIPAL_CAPABILITY, takePrincipalClaim } from '../relayed.ts';
 
 const DEFAULT_PROMPT_BEHAVIOR = 'dismiss and notify';
 
 export const newSession = globalCommand({
   async handler({ gateway, request }, params: unknown) {
     const started = Date.now();
-    const principal = request.principal ?? LOCAL;
+    const asker = request.principal ?? LOCAL;
     let ticket: Ticket | undefined;
     let unclaim: (() => void) | undefined;
     try {
       const refused = gateway.newSessionsRefused();
       if (refused) throw error('session not created', refused);
+      // Through a Grid relay, the client's own principal (its proof is taken out of the capabilities).
+      const claim = takePrincipalClaim(params);
+      if (claim !== undefined && !request.vouch) throw error('invalid argument', `${PRINCIPAL_CAPABILITY} cannot be checked here`);
+      const principal = claim === undefined ? asker : request.vouch!(claim);
       const { capabilities, matched } = processCapabilities(params, (caps) => matchBackends(gateway.backends, gateway.routes, caps, gateway.environment));
       // Its name, build and tags, whether it is traced or recorded: checked before anything starts.
       const options = sessionOptions(capabilities);
@@ -51,11 +56,13 @@ export const newSession = globalCommand({
         matched.backend.kind === 'driven'
           ? await createSession(gateway, capabilities, matched as { backend: Backend; spec: LaunchSpec }, ticket, principal, unclaim, options, request.webSocketBase)
           : await createPassThroughSession(gateway, matched as { backend: PassThroughBackend; spec: UpstreamSpec }, ticket, principal, unclaim, options, request.signal);
+      if (principal !== asker) gateway.sessions.relayed(created.sessionId, asker.name);
       const caps = created.capabilities as Record<string, unknown>;
       gateway.log.info({
         event: 'session created',
         sessionId: created.sessionId,
         principal: principal.name,
+        ...(principal !== asker && { relay: asker.name }),
         backend: matched.backend.name,
         browser: `${caps.browserName} ${caps.browserVersion}`,
         ms: Date.now() - started,
