@@ -93,6 +93,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     allowedBinaries: config.playwright.allowedFirefoxBinaries,
     allowedArgs: config.native.allowedFirefoxArgs,
     allowedPrefs: config.native.allowedFirefoxPrefs,
+    allowedEnv: config.native.allowedFirefoxEnv,
   };
   const backends = await createBackends({
     native: { ...config.native, firefox },
@@ -118,6 +119,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     debugProcess: config.debugProcess ?? undefined,
     defaultTimeZone: config.defaultTimeZone ?? undefined,
     tempDir: config.tempDir,
+    log: (entry) => log.debug(entry),
   };
   const pool = new Pool(environment, config.pool);
   warmDefault(pool, backends, environment, config.routes);

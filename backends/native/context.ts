@@ -24,6 +24,7 @@ import {
   type CdpEndpoint,
   type BidiOptions,
   type DrivenBrowser,
+  type Emulation,
   type PageLoadStrategy,
   type Rect,
   type WindowState,
@@ -48,6 +49,8 @@ import { Libraries } from './library.ts';
 import { PromptGuard } from '../prompt-guard.ts';
 import { followDialogs } from './prompts.ts';
 import { ContextEvents } from './events.ts';
+import { BrowserEmulation } from './emulation.ts';
+import { emulationCommands } from '../emulation/index.ts';
 
 type PuppeteerWaitUntil = 'load' | 'domcontentloaded';
 
@@ -205,6 +208,16 @@ export class NativeContext implements DrivenBrowser {
       else await this.#context.close().catch(() => {});
     }
     this.#pages.clear();
+  }
+
+  async emulate(emulation: Emulation): Promise<void> {
+    const commands = emulationCommands(emulation, this.browserVersion);
+    const first = [...this.#pages.values()][0];
+    if (commands.length === 0 || !first) return;
+    // The context as CDP names it (the default context has no id in puppeteer).
+    const { targetInfo } = await cdp(first).send('Target.getTargetInfo');
+    const pages = this.#context.targets().filter((t) => t.type() === 'page').map(handleOf);
+    this.#unlisten.push(await BrowserEmulation.of(this.#browser).add(targetInfo.browserContextId!, commands, pages));
   }
 
   async saveDownloadsTo(directory: string): Promise<void> {

@@ -26,3 +26,8 @@ export const FIREFOX_GAPS = {
   releaseAfterPrompt:
     "after a prompt opened on a mouse press, Firefox holds the button pressed for Playwright's one mouse (the release the prompt refused never reached it), so the next press of it is no mousedown and its click is lost",
 } as const;
+
+/** goog:chromeOptions keys Playwright applies otherwise than chromedriver, or not at all. */
+export const PLAYWRIGHT_OPTION_GAPS = {
+  clientHints: 'Playwright sets a context\'s user agent client hints itself, from its user agent (navigator.userAgentData, Sec-CH-UA-*); use the native backend for hints of your own',
+} as const;
