@@ -36,7 +36,7 @@ import {
   type TouchInputEvent,
   type WheelInputEvent,
 } from '../backend.ts';
-import { cdp, frameClient, frameIdOf, handleOf } from './cdp.ts';
+import { browserContextIdOf, cdp, frameClient, frameIdOf, handleOf } from './cdp.ts';
 import { saveDownloads } from './downloads.ts';
 import { openMapper } from './bidi.ts';
 import { resolveSharedId, sharedIdOf, type PageAccess } from './shared-ids.ts';
@@ -212,12 +212,11 @@ export class NativeContext implements DrivenBrowser {
 
   async emulate(emulation: Emulation): Promise<void> {
     const commands = emulationCommands(emulation, this.browserVersion);
-    const first = [...this.#pages.values()][0];
-    if (commands.length === 0 || !first) return;
-    // The context as CDP names it (the default context has no id in puppeteer).
-    const { targetInfo } = await cdp(first).send('Target.getTargetInfo');
-    const pages = this.#context.targets().filter((t) => t.type() === 'page').map(handleOf);
-    this.#unlisten.push(await BrowserEmulation.of(this.#browser).add(targetInfo.browserContextId!, commands, pages));
+    const pages = await Promise.all(this.#context.targets().filter((t) => t.type() === 'page').map((t) => this.#track(t)));
+    const first = this.#context.targets().find((t) => t.type() === 'page');
+    const contextId = first && browserContextIdOf(first);
+    if (commands.length === 0 || contextId === undefined) return;
+    this.#unlisten.push(await BrowserEmulation.of(this.#browser).add(contextId, commands, pages.filter((p): p is Page => p !== undefined)));
   }
 
   async saveDownloadsTo(directory: string): Promise<void> {

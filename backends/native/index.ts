@@ -142,6 +142,12 @@ export async function createNativeBackend(options: NativeOptions): Promise<Backe
           reason: 'no display is available for a headful browser: start wdgate with --headless (or pass --headless=new in goog:chromeOptions.args)',
         };
       }
+      // An extension runs, and the profile's prefs hold whole, in the profile's own (default)
+      // context only (a context of its own, as other sessions get, reads few of them: its
+      // languages, for one, are not the pref's): a browser of the session's own hands it that
+      // context, which only a headless browser can (./chromium.ts).
+      const profileContext = chrome.extensions.length > 0 || chrome.prefs.length > 0;
+      if (profileContext && !headless) return { ok: false, reason: 'goog:chromeOptions.prefs and extensions are given only to a headless browser here (pass --headless=new)' };
       const args = [...new Set(switches.filter((a) => !asksHeadless([a])))].sort();
       const acceptInsecureCerts = caps.acceptInsecureCerts === true;
       const proxy = proxyArgs(caps.proxy as Record<string, unknown> | undefined);
@@ -171,8 +177,9 @@ export async function createNativeBackend(options: NativeOptions): Promise<Backe
         localState,
         excludeSwitches,
         extensions,
-        // An extension sees every page of its browser: that browser serves this session alone.
-        ...(extensions.length > 0 && { ownBrowser: true }),
+        // The profile's own context (prefs, extensions; an extension sees every page of its
+        // browser too): that browser serves this session alone, as chromedriver's does.
+        ...(profileContext && { ownBrowser: true }),
         ...(emulation && { emulation }),
         vendorCapabilities: {
           'goog:chromeOptions': { binary, args: userArgs, ...(goog.mobileEmulation !== undefined && { mobileEmulation: goog.mobileEmulation }), ...(excludeSwitches.length > 0 && { excludeSwitches }) },

@@ -3,14 +3,13 @@
 // browser is downloaded. Sessions reach it by `wdgate:options.backend: "playwright"` or a
 // configured route (plain Firefox sessions go to the native backend, which sizes windows).
 import { rmSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { DRIVER_DIR_PREFIX } from '../owned-process.ts';
 import { InvalidCapabilityError, LaunchError, type Backend, type BackendEnvironment, type BrowserProcess, type DrivenBrowser, type LaunchSpec, type MatchResult } from '../backend.ts';
-import { browserSandbox, checkChromeOptions, checkChromiumSwitches, extensionDigest, giveToBrowsers, nestPrefs, type FirefoxProfile } from '../policy/index.ts';
+import { browserSandbox, checkChromeOptions, checkChromiumSwitches, giveToBrowsers, nestPrefs, type FirefoxProfile } from '../policy/index.ts';
 import { parseMobileEmulation } from '../emulation/index.ts';
-import type { ZipEntry } from '../zip.ts';
 import { allowedBinary, headlessAndArgs, OWNER_VARIABLE, probeVersion, removeDeadGatewayDirs, stringArray, sweepOwnedProcesses, vendorObject } from '../shared.ts';
 import { contentProcessesShared, FIREFOX_PREFS } from '../firefox/options.ts';
 import { firefoxArgsAndPrefs, firefoxLaunchOptions, mozAnswer, probeBuildId, type FirefoxOptions } from '../firefox/index.ts';
@@ -34,8 +33,6 @@ interface PlaywrightLaunchSpec extends LaunchSpec {
   headless: boolean;
   /** What Playwright has no option for: files in its profile, switches of its defaults left out (./seed.ts). */
   seed: Seed;
-  /** Unpacked Chrome extensions, loaded at start. */
-  extensions: ZipEntry[][];
   /** Options of every context (mobile emulation: Playwright sets it per context, for its popups too). */
   contextOptions: Record<string, unknown>;
   /** Firefox: moz:firefoxOptions.env and the log level; the profile's user.js prefs. */
@@ -74,6 +71,8 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
       const version = versions.get(binary);
       if (!version) return { ok: false, reason: `browser binary ${binary} is not installed` };
       const chrome = engine === 'chromium' ? checkChromeOptions(vendor, { allowExtensions: options.chromium.allowExtensions, loggingPrefs: caps['goog:loggingPrefs'] }) : undefined;
+      if (chrome?.extensions.length) throw new InvalidCapabilityError(`goog:chromeOptions.extensions is refused on the Playwright backend: ${PLAYWRIGHT_OPTION_GAPS.extensions}`);
+      if (chrome?.prefs.length) throw new InvalidCapabilityError(`goog:chromeOptions.prefs is refused on the Playwright backend: ${PLAYWRIGHT_OPTION_GAPS.prefs}`);
       const contextOptions = engine === 'chromium' && vendor.mobileEmulation !== undefined ? emulationOptions(vendor.mobileEmulation) : {};
       const ownSwitches = new Set(stringArray(vendor.args, `${vendorKey}.args`).concat(stringArray(wdgate.args, 'wdgate:options.args')).map((a) => a.replace(/^--?/, '').split('=')[0]!));
       const seed = seedOf(chrome, firefox?.profile, ownSwitches);
@@ -105,10 +104,8 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
           acceptInsecureCerts,
           // Playwright sets emulation per context, and its profile and defaults per launch.
           ...(Object.keys(contextOptions).length > 0 && { contextOptions }),
-          ...(chrome?.prefs.length && { chromePrefs: chrome.prefs }),
           ...(chrome?.localState.length && { localState: chrome.localState }),
           ...(chrome?.excludeSwitches.length && { excludeSwitches: chrome.excludeSwitches }),
-          ...(chrome?.extensions.length && { extensions: chrome.extensions.map(extensionDigest) }),
           ...(firefox?.env.length && { env: firefox.env }),
           ...(firefox?.logLevel && { logLevel: firefox.logLevel }),
           ...(firefox?.profile && { profile: firefox.profile.digest }),
@@ -129,13 +126,10 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
         headless,
         acceptInsecureCerts,
         seed,
-        extensions: chrome?.extensions ?? [],
         contextOptions,
         env: firefox?.env ?? [],
         logLevel: firefox?.logLevel,
         profilePrefs: firefox?.profile?.userPrefs ?? {},
-        // An extension sees every page of its browser: that browser serves this session alone.
-        ...(chrome?.extensions.length && { ownBrowser: true }),
         // Firefox without Fission: a content process may hold pages of several sessions (one principal's only).
         contentProcessesShared: engine === 'firefox' && contentProcessesShared(prefs),
         vendorCapabilities: {
@@ -157,7 +151,6 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
       // and writes downloads here before Playwright hands them over.
       const downloadsPath = join(ownTemp, 'downloads');
       await mkdir(downloadsPath);
-      const extensionFolders = await unpackExtensions(ownTemp, spec.extensions);
       await giveToBrowsers(ownTemp);
       // Through its launcher: the browser dies with the gateway, whatever ends it (with the
       // session's profile seed and switches left out, when it has them).
@@ -211,13 +204,12 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
                 ...common,
                 // Scroll bars as a user has them (and as native Chromium draws them): hit testing
                 // and element visibility at a frame's edge depend on them.
-                ignoreDefaultArgs: ['--hide-scrollbars', ...(extensionFolders.length ? ['--disable-extensions'] : [])],
+                ignoreDefaultArgs: ['--hide-scrollbars'],
                 // Playwright turns Chromium's sandbox off unless asked; the operator decides it (browsers.sandbox).
                 chromiumSandbox: browserSandbox(),
                 args: [
                   ...['--disable-dev-shm-usage', '--disable-gpu', '--window-size=1280,800'].filter((a) => !excluded.has(a.slice(2).split('=')[0]!)),
                   ...spec.args,
-                  ...(extensionFolders.length ? [`--load-extension=${extensionFolders.join(',')}`, `--disable-extensions-except=${extensionFolders.join(',')}`] : []),
                 ],
               });
       } catch (e) {
@@ -267,26 +259,10 @@ function emulationOptions(value: unknown): Record<string, unknown> {
 /** What goes into Playwright's profile and which of its default switches are dropped. */
 function seedOf(chrome: ReturnType<typeof checkChromeOptions> | undefined, profile: FirefoxProfile | undefined, ownSwitches: Set<string>): Seed {
   const files: Seed['files'] = [];
-  if (chrome?.prefs.length) files.push({ path: 'Default/Preferences', data: JSON.stringify(nestPrefs(chrome.prefs)) });
   if (chrome?.localState.length) files.push({ path: 'Local State', data: JSON.stringify(nestPrefs(chrome.localState)) });
   for (const entry of profile?.entries ?? []) files.push({ path: entry.name, data: entry.data, directory: entry.directory });
   // As chromedriver: only its defaults are left out; a switch the session passes itself stays.
   return { files, dropSwitches: (chrome?.excludeSwitches ?? []).filter((name) => !ownSwitches.has(name)) };
-}
-
-/** Each extension unpacked into a folder of the browser's own temporary directory; the folders. */
-async function unpackExtensions(dir: string, extensions: ZipEntry[][]): Promise<string[]> {
-  const folders: string[] = [];
-  for (const [i, entries] of extensions.entries()) {
-    const folder = join(dir, 'extensions', String(i));
-    for (const entry of entries) {
-      const path = join(folder, entry.name);
-      if (entry.directory) await mkdir(path, { recursive: true });
-      else await mkdir(dirname(path), { recursive: true }).then(() => writeFile(path, entry.data));
-    }
-    folders.push(folder);
-  }
-  return folders;
 }
 
 /** The temporary directories of the browsers Playwright runs for this gateway. */
