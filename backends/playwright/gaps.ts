@@ -31,5 +31,6 @@ export const FIREFOX_GAPS = {
 export const PLAYWRIGHT_OPTION_GAPS = {
   extensions: 'Playwright opens each session in a browser context of its own, where Chrome runs no extension (extensions run in a persistent context only); use the native backend',
   prefs: "Playwright opens each session in a browser context of its own (incognito), which reads few of the profile's prefs (navigator.languages, for one, is not intl.accept_languages there); use the native backend",
+  firefoxLog: "Playwright passes on none of a browser's output once it has started, so Firefox's log would go nowhere; use the native backend",
   clientHints: 'Playwright sets a context\'s user agent client hints itself, from its user agent (navigator.userAgentData, Sec-CH-UA-*); use the native backend for hints of your own',
 } as const;

@@ -35,9 +35,8 @@ interface PlaywrightLaunchSpec extends LaunchSpec {
   seed: Seed;
   /** Options of every context (mobile emulation: Playwright sets it per context, for its popups too). */
   contextOptions: Record<string, unknown>;
-  /** Firefox: moz:firefoxOptions.env and the log level; the profile's user.js prefs. */
+  /** Firefox: moz:firefoxOptions.env; the profile's user.js prefs. */
   env: [string, string][];
-  logLevel: string | undefined;
   profilePrefs: Record<string, string | number | boolean>;
 }
 
@@ -67,6 +66,7 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
       const vendor = vendorObject(caps, vendorKey);
       const allowed = engine === 'firefox' ? options.firefox : options.chromium;
       const firefox = engine === 'firefox' ? firefoxLaunchOptions(caps, vendor, options.firefox) : undefined;
+      if (firefox?.logLevel) throw new InvalidCapabilityError(`moz:firefoxOptions.log is refused on the Playwright backend: ${PLAYWRIGHT_OPTION_GAPS.firefoxLog}`);
       const binary = allowedBinary(vendor.binary ?? wdgate.binary, allowed);
       const version = versions.get(binary);
       if (!version) return { ok: false, reason: `browser binary ${binary} is not installed` };
@@ -107,7 +107,6 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
           ...(chrome?.localState.length && { localState: chrome.localState }),
           ...(chrome?.excludeSwitches.length && { excludeSwitches: chrome.excludeSwitches }),
           ...(firefox?.env.length && { env: firefox.env }),
-          ...(firefox?.logLevel && { logLevel: firefox.logLevel }),
           ...(firefox?.profile && { profile: firefox.profile.digest }),
         }),
         browserName: engine === 'firefox' ? 'firefox' : 'chrome',
@@ -128,7 +127,6 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
         seed,
         contextOptions,
         env: firefox?.env ?? [],
-        logLevel: firefox?.logLevel,
         profilePrefs: firefox?.profile?.userPrefs ?? {},
         // Firefox without Fission: a content process may hold pages of several sessions (one principal's only).
         contentProcessesShared: engine === 'firefox' && contentProcessesShared(prefs),
@@ -181,8 +179,6 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
           ...Object.fromEntries(spec.env),
           ...(!browserSandbox() && { MOZ_DISABLE_CONTENT_SANDBOX: '1' }),
         },
-        // moz:firefoxOptions.log: the browser's output (its remote agent's log among it) to the gateway's log.
-        ...(spec.logLevel && env.log && { logger: { isEnabled: (name: string) => name === 'browser', log: (_name: string, _severity: string, message: string | Error) => env.log!({ event: 'firefox output', binary: spec.binary, line: String(message) }) } }),
       };
       let browser: Browser;
       try {
@@ -197,7 +193,7 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
                   channel: 'moz-firefox',
                   args: spec.args,
                   // A session's profile's user.js under the gateway's prefs, its own prefs over both.
-                  firefoxUserPrefs: { ...spec.profilePrefs, ...FIREFOX_PREFS, ...(spec.logLevel && { 'remote.log.level': spec.logLevel }), ...spec.prefs },
+                  firefoxUserPrefs: { ...spec.profilePrefs, ...FIREFOX_PREFS, ...spec.prefs },
                 }),
               )
             : await chromium.launch({
