@@ -212,8 +212,9 @@ export async function createNativeBackend(options: NativeOptions): Promise<Backe
         acceptInsecureCerts: spec.acceptInsecureCerts,
         tempDir: env.tempDir,
         timeZone: env.defaultTimeZone,
-        // A key of BiDi sessions (a browser each): the mapper starts with each prepared context.
-        ...(launchSpec.ownBrowser && { bidi: { acceptInsecureCerts: spec.acceptInsecureCerts } }),
+        // A key of BiDi sessions (a browser each): the mapper starts with each prepared context
+        // (not for other sessions with a browser of their own: prefs, extensions, ownBrowser).
+        ...(launchSpec.ownBrowser && JSON.parse(launchSpec.key).bidi === true && { bidi: { acceptInsecureCerts: spec.acceptInsecureCerts } }),
       });
     },
 

@@ -32,6 +32,7 @@ const REFUSED: [RegExp, string][] = [
   [/^mimetypes\.rdf$/, 'it hands downloads to programs of the machine'],
   [/^sessionstore(\.jsonlz4|\.js|-backups\/)/, 'it restores tabs at start, which may be the machine\'s files'],
   [/^distribution\//, "it customizes the browser with prefs and add-ons of its own"],
+  [/^user\.js\//, 'user.js is the file the gateway writes the prefs into'],
 ];
 
 /** Lock files Firefox makes while a profile is open: a copied one makes it refuse the profile. Left out. */
@@ -63,15 +64,16 @@ export function checkFirefoxProfile(base64: string, admittedPrefs: readonly stri
     const name = entry.name.toLowerCase();
     const refused = REFUSED.find(([pattern]) => pattern.test(name));
     if (refused) throw new InvalidCapabilityError(`${FIELD}: ${entry.name} is refused: ${refused[1]}`);
-    if (LOCKS.test(name)) continue;
-    if (name === 'user.js' || name === 'prefs.js') {
+    if (LOCKS.test(entry.name)) continue;
+    // The files Firefox reads by these names (case matters on Linux).
+    if (entry.name === 'user.js' || entry.name === 'prefs.js') {
       const prefs = prefsOf(entry, admittedPrefs);
-      if (name === 'user.js') {
+      if (entry.name === 'user.js') {
         userPrefs = prefs;
         continue;
       }
-    } else if (name === 'handlers.json') checkHandlers(entry);
-    else if (name === 'pkcs11.txt') {
+    } else if (entry.name === 'handlers.json') checkHandlers(entry);
+    else if (entry.name === 'pkcs11.txt') {
       checkPkcs11(entry);
       continue; // only the internal module: Firefox writes its own file
     }
