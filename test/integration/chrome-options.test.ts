@@ -25,7 +25,8 @@ before(async () => {
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/`;
-  gw = await startGateway();
+  // Extensions allowed (native.allowExtensions): their refusal by default is machine.test.ts's and the policy's unit test's.
+  gw = await startGateway([], { config: { native: { binary: '/usr/bin/chromium', allowExtensions: true } } });
 });
 
 after(async () => {
@@ -97,7 +98,9 @@ for (const backend of ['native', 'playwright'] as const) {
     } finally {
       await driver.quit();
     }
-    // Without it (the gateway's default, as chromedriver's), the page's window opens.
+    // Without it (the gateway's default, as chromedriver's), the page's window opens (once: the
+    // Playwright backend passes the same switch).
+    if (backend !== 'native') return;
     const usual = await build(new chrome.Options(), backend);
     try {
       await usual.get(`${siteUrl}opener`);
@@ -165,7 +168,7 @@ test('keys chromedriver does not know, and keys that reach the machine, are inva
   await refused({ logPath: '/tmp/x.log' }, /logPath is refused/);
   await refused({ detach: true }, /detach is refused/);
   await refused({ androidPackage: 'com.android.chrome' }, /androidPackage is refused: there is no Android device/);
-  await refused({ extensions: [Buffer.from('x').toString('base64')] }, /extensions is refused.*"native\.allowExtensions": true/);
+  await refused({ extensions: ['not base64!'] }, /extensions\[0\]: cannot base64 decode/);
   await refused({ excludeSwitches: ['user-data-dir'] }, /excludeSwitches: --user-data-dir cannot be left out/);
   await refused({ excludeSwitches: 'enable-automation' }, /excludeSwitches must be a list/);
   await refused({ windowTypes: ['webview'] }, /windowTypes: webview is refused/);
@@ -180,7 +183,7 @@ test('keys chromedriver does not know, and keys that reach the machine, are inva
   await refused({ mobileEmulation: { deviceMetric: {} } }, /unrecognized mobileEmulation option: deviceMetric/);
 });
 
-test('extensions, when the operator allows them: a CRX loads into a browser of the session\'s own, and its content script runs in the page', async () => {
+test("extensions, when the operator allows them: a CRX loads into a browser of the session's own, and its content script runs in the page", async () => {
   const manifest = { manifest_version: 3, name: 'wdgate test', version: '1.0', content_scripts: [{ matches: ['<all_urls>'], js: ['content.js'], run_at: 'document_start' }] };
   const zip = makeZip([
     { name: 'manifest.json', data: JSON.stringify(manifest) },
@@ -191,23 +194,17 @@ test('extensions, when the operator allows them: a CRX loads into a browser of t
   header.write('Cr24', 0, 'latin1');
   header.writeUInt32LE(3, 4);
   header.writeUInt32LE(0, 8);
-  const crx = Buffer.concat([header, zip]);
-  const own = await startGateway([], { config: { native: { binary: '/usr/bin/chromium', allowExtensions: true }, pool: { minWarm: 0 } } });
+  const driver = await build(new chrome.Options().addExtensions(Buffer.concat([header, zip])) as chrome.Options, 'native');
   try {
-    const driver = await build(new chrome.Options().addExtensions(crx) as chrome.Options, 'native', own.url);
-    try {
-      await driver.get(siteUrl);
-      assert.equal(await driver.executeScript('return document.documentElement.dataset.wdgateExtension'), 'loaded');
-    } finally {
-      await driver.quit();
-    }
-    // One that asks to run programs of the machine is refused, even then.
-    const bad = makeZip([{ name: 'manifest.json', data: JSON.stringify({ ...manifest, permissions: ['nativeMessaging'] }) }]);
-    const e = await own.client.fails('POST', '/session', { capabilities: { alwaysMatch: { 'goog:chromeOptions': { extensions: [bad.toString('base64')] } } } }, 'invalid argument');
-    assert.match(e.message, /"nativeMessaging" permission, which is refused/);
+    await driver.get(siteUrl);
+    assert.equal(await driver.executeScript('return document.documentElement.dataset.wdgateExtension'), 'loaded');
   } finally {
-    const pid = own.process.pid!;
-    await own.stop();
-    assert.equal(await leftoverBrowsers(pid), 0);
+    await driver.quit();
   }
+  // One that asks to run programs of the machine is refused, even then; and Playwright, where no extension runs, refuses them.
+  const bad = makeZip([{ name: 'manifest.json', data: JSON.stringify({ ...manifest, permissions: ['nativeMessaging'] }) }]).toString('base64');
+  const e = await gw.client.fails('POST', '/session', { capabilities: { alwaysMatch: { 'goog:chromeOptions': { extensions: [bad] } } } }, 'invalid argument');
+  assert.match(e.message, /"nativeMessaging" permission, which is refused/);
+  const pw = await gw.client.fails('POST', '/session', { capabilities: { alwaysMatch: { 'goog:chromeOptions': { extensions: [zip.toString('base64')] }, 'wdgate:options': { backend: 'playwright' } } } }, 'invalid argument');
+  assert.match(pw.message, /extensions is refused on the Playwright backend/);
 });
