@@ -26,6 +26,8 @@ export interface BackendEnvironment {
   defaultTimeZone?: string;
   /** Directory for temporary browser profiles. */
   tempDir: string;
+  /** The gateway's log, at debug level: a browser's own output when a session asked for it (moz:firefoxOptions.log). */
+  log?: (entry: Record<string, unknown>) => void;
 }
 
 /** What an endpoint (a browser flavour a backend can start) offers, for the W3C layer to match. */
@@ -64,7 +66,39 @@ export interface LaunchSpec {
    * different principals (one page could read another's memory: Spectre).
    */
   contentProcessesShared?: boolean;
+  /**
+   * What every page of the session shows (goog:chromeOptions.mobileEmulation), applied to the
+   * session's own context after the lease (DrivenBrowser.emulate): not part of the pool key.
+   */
+  emulation?: Emulation;
   [extra: string]: unknown;
+}
+
+/**
+ * A device's screen, user agent and client hints, as chromedriver's mobile emulation sets them
+ * (CDP Emulation.setDeviceMetricsOverride, setTouchEmulationEnabled, setUserAgentOverride).
+ */
+export interface Emulation {
+  /** navigator.userAgent and the User-Agent header; absent: the browser's own (or one made from the client hints). */
+  userAgent?: string;
+  /** User-Agent Client Hints (navigator.userAgentData, Sec-CH-UA-*); absent: the browser's. */
+  clientHints?: ClientHints;
+  /** The viewport (CSS pixels), its pixel ratio (0: the screen's own), a mobile viewport and touch; absent: the window's. */
+  metrics?: { width: number; height: number; deviceScaleFactor: number; mobile: boolean; touch: boolean };
+}
+
+/** User-Agent Client Hints as CDP's UserAgentMetadata takes them. */
+export interface ClientHints {
+  platform: string;
+  platformVersion: string;
+  architecture: string;
+  bitness: string;
+  model: string;
+  mobile: boolean;
+  wow64: boolean;
+  /** Absent: the browser's own brands. */
+  brands?: { brand: string; version: string }[];
+  fullVersionList?: { brand: string; version: string }[];
 }
 
 /** Raised by `match` when a capability's value is malformed (the W3C layer: invalid argument). */
@@ -392,6 +426,12 @@ export interface DrivenBrowser {
    * `functionDeclaration(reference)`, bound to `library`, resolves to the node. Undefined if none.
    */
   sharedIdOf?(reference: string, context: string | undefined, functionDeclaration: string, library: string): Promise<string | undefined>;
+  /**
+   * From now on every page of this context (those open, and new windows and popups before their
+   * first document runs) shows `emulation`. Absent where the backend applies no emulation per
+   * session.
+   */
+  emulate?(emulation: Emulation): Promise<void>;
   /** One Chrome DevTools Protocol command in the window's page: its result, or the CDP error as unknown error. */
   executeCdp?(handle: string, method: string, params: Record<string, unknown>): Promise<unknown>;
   /** A client's CDP connection to this context's browser, which the session has to itself (`se:cdp`). */

@@ -22,18 +22,8 @@ export function stringArray(value: unknown, path: string): string[] {
   return value;
 }
 
-/**
- * The browser binary capabilities ask for (`requested`), or the default: only one of the allowed
- * executables (capabilities never start an arbitrary one: that is RCE).
- */
-export function allowedBinary(requested: unknown, allowed: { binary: string; allowedBinaries: string[] }): string {
-  const binary = requested ?? allowed.binary;
-  if (typeof binary !== 'string') throw new InvalidCapabilityError('the browser binary must be a string');
-  if (binary !== allowed.binary && !allowed.allowedBinaries.includes(binary)) {
-    throw new InvalidCapabilityError(`browser binary ${JSON.stringify(binary)} is not allowed (allowed: ${[allowed.binary, ...allowed.allowedBinaries].join(', ')})`);
-  }
-  return binary;
-}
+/** The browser binary capabilities ask for, or the default: only an allowed one (../policy/binaries.ts). */
+export { allowedBinary } from './policy/index.ts';
 
 /**
  * Headless or not (the gateway's --headless, or a headless switch among the session's), and the

@@ -94,9 +94,12 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     allowedBinaries: config.playwright.allowedFirefoxBinaries,
     allowedArgs: config.native.allowedFirefoxArgs,
     allowedPrefs: config.native.allowedFirefoxPrefs,
+    allowedEnv: config.native.allowedFirefoxEnv,
   };
+  // Extensions (Chrome's in capabilities, Firefox's add-on command) are the operator's to allow: extensions.allowInstall.
+  const chromium = { ...config.native, allowExtensions: config.extensions.allowInstall };
   const backends = await createBackends({
-    native: { ...config.native, firefox },
+    native: { ...chromium, firefox },
     remote: {
       upstreams: remote.upstreams,
       chromedriver: { driver: remote.chromedriver, ...config.native, idleTimeout: remote.idleTimeout },
@@ -104,7 +107,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
       newSessionTimeout: remote.newSessionTimeout,
     },
     playwright: {
-      chromium: config.native,
+      chromium,
       firefox,
     },
   });
@@ -119,6 +122,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     debugProcess: config.debugProcess ?? undefined,
     defaultTimeZone: config.defaultTimeZone ?? undefined,
     tempDir: config.tempDir,
+    log: (entry) => log.debug(entry),
   };
   const pool = new Pool(environment, config.pool);
   warmDefault(pool, backends, environment, config.routes);

@@ -55,7 +55,7 @@ const CONFIG_ONLY: Record<Exclude<keyof typeof defaults, OptionKey> | 'trace', s
   extensions: 'browser extensions sessions may install (Firefox add-ons, moz/addon/install): allowed or not, and the directories a path may name',
   tempDir: "where browsers' profiles, uploads and downloads go (default: the system's temporary directory)",
   browsers: "the user browsers run as when the gateway runs as root (made when missing; null: root, only with sandbox false), and whether they keep their sandbox",
-  native: 'the native backend: its Chromium, the binaries capabilities may ask for, and Chromium switches, Firefox arguments and Firefox prefs sessions may pass besides the README table',
+  native: 'the native backend: its Chromium, the binaries capabilities may ask for, and Chromium switches, Firefox arguments, prefs and environment variables sessions may pass besides the README table',
   routes: 'capabilities to backend, before the default routes: [{"match", "backend", "upstream"}]',
   remote: 'the remote backend: named upstream URLs, the managed drivers, its timeouts (ms)',
   playwright: "the Playwright backend's Firefox and the binaries capabilities may ask for",

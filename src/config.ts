@@ -83,7 +83,7 @@ export interface Config {
    * Chromium's binaries, and what sessions may pass besides the policy's tables
    * (backends/policy/): Chromium switches, Firefox arguments, Firefox pref names or families.
    */
-  native: { binary: string; allowedBinaries: string[]; allowedArgs: string[]; allowedFirefoxArgs: string[]; allowedFirefoxPrefs: string[] };
+  native: { binary: string; allowedBinaries: string[]; allowedArgs: string[]; allowedFirefoxArgs: string[]; allowedFirefoxPrefs: string[]; allowedFirefoxEnv: string[] };
   /** The config file the settings came from (not a setting: the command line's --config), for the start's checks. */
   configFile?: string | null;
   /** Capabilities → backend (src/webdriver/routing.ts), before the default routes. */
@@ -192,10 +192,14 @@ function native(v: unknown, name: string): Config['native'] {
   if (!Array.isArray(allowedFirefoxPrefs) || !allowedFirefoxPrefs.every((a) => typeof a === 'string' && /^[\w.-]+$/.test(a))) {
     throw new ConfigError(`${name}.allowedFirefoxPrefs must be an array of pref names, or families ending in "." (such as "network.proxy.")`);
   }
-  for (const key of Object.keys(o)) {
-    if (!['binary', 'allowedBinaries', 'allowedArgs', 'allowedFirefoxArgs', 'allowedFirefoxPrefs'].includes(key)) throw new ConfigError(`unknown setting ${name}.${key}`);
+  const allowedFirefoxEnv = o.allowedFirefoxEnv ?? [];
+  if (!Array.isArray(allowedFirefoxEnv) || !allowedFirefoxEnv.every((a) => typeof a === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(a))) {
+    throw new ConfigError(`${name}.allowedFirefoxEnv must be an array of environment variable names such as "MOZ_LOG"`);
   }
-  return { binary, allowedBinaries: allowed, allowedArgs, allowedFirefoxArgs, allowedFirefoxPrefs };
+  for (const key of Object.keys(o)) {
+    if (!['binary', 'allowedBinaries', 'allowedArgs', 'allowedFirefoxArgs', 'allowedFirefoxPrefs', 'allowedFirefoxEnv'].includes(key)) throw new ConfigError(`unknown setting ${name}.${key}`);
+  }
+  return { binary, allowedBinaries: allowed, allowedArgs, allowedFirefoxArgs, allowedFirefoxPrefs, allowedFirefoxEnv };
 }
 
 function browsers(v: unknown, name: string): Config['browsers'] {

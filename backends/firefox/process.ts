@@ -2,10 +2,10 @@
 // WebDriver BiDi server on a port of its own, and the hub that owns the process's one BiDi
 // session. Each session is a user context of it (./context.ts).
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { LaunchError, type BrowserProcess, type DrivenBrowser } from '../backend.ts';
 import { DRIVER_DIR_PREFIX, OwnedProcess } from '../owned-process.ts';
-import { browserSandbox, firefoxArgvOf, giveToBrowsers } from '../policy/index.ts';
+import { browserSandbox, firefoxArgvOf, giveToBrowsers, type FirefoxProfile } from '../policy/index.ts';
 import { FirefoxContext } from './context.ts';
 import { BidiHub } from './hub.ts';
 import { FIREFOX_PREFS, FIREFOX_WINDOW } from './options.ts';
@@ -18,6 +18,13 @@ export interface FirefoxLaunch {
   acceptInsecureCerts: boolean;
   tempDir: string;
   timeZone?: string;
+  /** moz:firefoxOptions.profile, checked: its files go into the profile first, its user.js prefs under the gateway's. */
+  profile?: Pick<FirefoxProfile, 'entries' | 'userPrefs'>;
+  /** moz:firefoxOptions.env, checked. */
+  env?: [string, string][];
+  /** moz:firefoxOptions.log.level as Firefox names it: its remote agent logs at that level, and its output goes to `log`. */
+  logLevel?: string;
+  log?: (line: string) => void;
 }
 
 /** Prefs for a browser under automation (no first-run pages, updates or telemetry), as geckodriver sets them. */
@@ -56,7 +63,15 @@ export class FirefoxProcess implements BrowserProcess {
     const ownTemp = await mkdtemp(join(options.tempDir, `${DRIVER_DIR_PREFIX}${process.pid}-`));
     const profile = join(ownTemp, 'profile');
     await mkdir(profile);
-    const prefs = { ...AUTOMATION_PREFS, ...FIREFOX_PREFS, ...options.prefs };
+    // A session's profile first (as geckodriver unpacks it), then user.js: its own prefs under
+    // the gateway's, the session's prefs over both.
+    for (const entry of options.profile?.entries ?? []) {
+      const path = join(profile, entry.name);
+      if (entry.directory) await mkdir(path, { recursive: true });
+      else await mkdir(dirname(path), { recursive: true }).then(() => writeFile(path, entry.data));
+    }
+    const logging = options.logLevel ? { 'remote.log.level': options.logLevel } : {};
+    const prefs = { ...options.profile?.userPrefs, ...AUTOMATION_PREFS, ...FIREFOX_PREFS, ...logging, ...options.prefs };
     await writeFile(join(profile, 'user.js'), Object.entries(prefs).map(([name, value]) => `user_pref(${JSON.stringify(name)}, ${JSON.stringify(value)});\n`).join(''));
     const args = [...(options.headless ? ['--headless'] : []), '--no-remote', '--profile', profile, '--remote-debugging-port=0', ...firefoxArgvOf(options.args), 'about:blank'];
     const env = {
@@ -66,6 +81,8 @@ export class FirefoxProcess implements BrowserProcess {
       MOZ_HEADLESS_WIDTH: String(FIREFOX_WINDOW.width),
       MOZ_HEADLESS_HEIGHT: String(FIREFOX_WINDOW.height),
       ...(options.timeZone && { TZ: options.timeZone }),
+      // The session's own (checked by the policy): time zone, locale, window size.
+      ...Object.fromEntries(options.env ?? []),
       // Only when the operator turned the sandbox off (browsers.sandbox: false).
       ...(!browserSandbox() && { MOZ_DISABLE_CONTENT_SANDBOX: '1', MOZ_DISABLE_RDD_SANDBOX: '1', MOZ_DISABLE_SOCKET_PROCESS_SANDBOX: '1', MOZ_DISABLE_GMP_SANDBOX: '1' }),
     };
@@ -94,9 +111,13 @@ export class FirefoxProcess implements BrowserProcess {
       await owned.stop(0);
       throw e;
     });
-    // Its log is not kept; the pipes are drained so that it never blocks on them.
-    child.stdout!.removeAllListeners('data').resume();
-    child.stderr!.removeAllListeners('data').resume();
+    // Its output goes to the gateway's log when a session asked for Firefox's log; else the
+    // pipes are only drained, so that it never blocks on them.
+    for (const stream of [child.stdout!, child.stderr!]) {
+      stream.removeAllListeners('data');
+      if (options.logLevel && options.log) stream.setEncoding('utf8').on('data', (text: string) => text.split('\n').forEach((line) => line && options.log!(line)));
+      else stream.resume();
+    }
     try {
       const hub = await BidiHub.open(url, options.acceptInsecureCerts);
       return new FirefoxProcess(owned, hub);

@@ -78,3 +78,31 @@ export async function attachToBrowser(browser: Browser): Promise<{ connection: C
   if (!session) throw new Error('the browser target could not be attached');
   return { connection, session };
 }
+
+/** The context a target belongs to, as CDP names it (puppeteer's default context has no id of its own). */
+export function browserContextIdOf(target: Target): string | undefined {
+  return (target as unknown as { _getTargetInfo(): { browserContextId?: string } })._getTargetInfo().browserContextId;
+}
+
+/**
+ * Call `hook` with each new target's session just before puppeteer lets the target run (its
+ * Runtime.runIfWaitingForDebugger, which a new page waits for before its first request): what the
+ * hook sends on that session reaches the browser first, in order. Returns how to stop.
+ */
+export function beforeTargetRuns(browser: Browser, hook: (session: CDPSession, target: Target) => void): () => void {
+  const connection = connectionOf(browser);
+  const attached = (session: CDPSession) => {
+    const send = session.send.bind(session);
+    const wrapped = ((method: string, ...rest: unknown[]) => {
+      if (method === 'Runtime.runIfWaitingForDebugger') {
+        (session as { send: unknown }).send = send;
+        const target = sessionTarget(session);
+        if (target) hook(session, target);
+      }
+      return (send as (method: string, ...rest: unknown[]) => Promise<unknown>)(method, ...rest);
+    }) as CDPSession['send'];
+    (session as { send: unknown }).send = wrapped;
+  };
+  connection.on('sessionattached' as never, attached as never);
+  return () => connection.off('sessionattached' as never, attached as never);
+}

@@ -1,14 +1,16 @@
 // A Chromium process the native backend started: launched over the CDP pipe with a fresh
 // profile, owned by the pool, shared by sessions through isolated browser contexts. Ending it
 // ends its whole process group, waits for it and removes its profile.
-import { mkdtemp } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Browser } from 'puppeteer-core';
 import { LaunchError, type BrowserProcess, type DrivenBrowser, type NewContextOptions } from '../backend.ts';
 import { NativeContext } from './context.ts';
 import { PROFILE_PREFIX, register, removeProfileDir, singletonSocketDir, unregister } from './processes.ts';
 import { CHROMIUM_ENVIRONMENT, groupEnded, killGroup } from '../shared.ts';
 import { launcherFor } from '../parent-death.ts';
+import { giveToBrowsers, nestPrefs } from '../policy/index.ts';
+import type { ZipEntry } from '../zip.ts';
 
 export interface ChromiumLaunch {
   binary: string;
@@ -16,6 +18,13 @@ export interface ChromiumLaunch {
   acceptInsecureCerts: boolean;
   tempDir: string;
   timeZone?: string;
+  /** Switches of puppeteer's own defaults to leave out (goog:chromeOptions.excludeSwitches: names). */
+  excludeSwitches?: string[];
+  /** Profile prefs and Local State (dotted names → values), written into the profile before launch. */
+  prefs?: [string, unknown][];
+  localState?: [string, unknown][];
+  /** Unpacked extensions to load. */
+  extensions?: ZipEntry[][];
   /** Its sessions speak WebDriver BiDi: each context's mapper is started with the context. */
   bidi?: { acceptInsecureCerts: boolean };
 }
@@ -47,10 +56,16 @@ export class ChromiumProcess implements BrowserProcess {
     const removeProfile = () => removeProfileDir(profileDir);
     let browser: Browser;
     try {
+      const args = [...options.args, ...(await seedProfile(profileDir, options))];
       // Loaded with the first browser, not at start: the gateway listens sooner, and a gateway
       // serving only other backends never holds it.
       const { default: puppeteer } = await import('puppeteer-core');
+      const excluded = new Set(options.excludeSwitches ?? []);
+      if (options.extensions?.length) excluded.add('disable-extensions');
+      // puppeteer's own defaults that the session left out, as puppeteer spells them.
+      const ignoreDefaultArgs = excluded.size ? puppeteer.defaultArgs({ headless: false, userDataDir: profileDir }).filter((a) => excluded.has(a.replace(/^--?/, '').split('=')[0]!)) : undefined;
       browser = await puppeteer.launch({
+        ...(ignoreDefaultArgs && { ignoreDefaultArgs }),
         // Through its launcher: the browser dies with the gateway, whatever ends it.
         executablePath: launcherFor(options.binary),
         pipe: true,
@@ -58,7 +73,7 @@ export class ChromiumProcess implements BrowserProcess {
         userDataDir: profileDir,
         defaultViewport: null,
         acceptInsecureCerts: options.acceptInsecureCerts,
-        args: options.args,
+        args,
         handleSIGINT: false,
         handleSIGTERM: false,
         handleSIGHUP: false,
@@ -127,6 +142,31 @@ export class ChromiumProcess implements BrowserProcess {
     this.#closing ??= this.#end().catch(() => {});
     return this.#closing;
   }
+}
+
+/**
+ * What goog:chromeOptions puts into the profile before the browser starts, as chromedriver does:
+ * prefs into Default/Preferences, Local State, and each extension unpacked into a folder of its
+ * own, which the switches returned load. The profile is the browsers' user's (it runs as them).
+ */
+async function seedProfile(profileDir: string, options: ChromiumLaunch): Promise<string[]> {
+  const write = async (path: string, data: string | Buffer) => {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, data);
+  };
+  if (options.prefs?.length) await write(join(profileDir, 'Default', 'Preferences'), JSON.stringify(nestPrefs(options.prefs)));
+  if (options.localState?.length) await write(join(profileDir, 'Local State'), JSON.stringify(nestPrefs(options.localState)));
+  const folders: string[] = [];
+  for (const [i, entries] of (options.extensions ?? []).entries()) {
+    const folder = join(profileDir, 'wdgate-extensions', String(i));
+    for (const entry of entries) {
+      if (entry.directory) await mkdir(join(folder, entry.name), { recursive: true });
+      else await write(join(folder, entry.name), entry.data);
+    }
+    folders.push(folder);
+  }
+  if (options.prefs?.length || options.localState?.length || folders.length) await giveToBrowsers(profileDir);
+  return folders.length ? [`--load-extension=${folders.join(',')}`, `--disable-extensions-except=${folders.join(',')}`] : [];
 }
 
 const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());

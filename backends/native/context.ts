@@ -32,6 +32,7 @@ import {
   type VirtualAuthenticators,
   type BidiOptions,
   type DrivenBrowser,
+  type Emulation,
   type PageLoadStrategy,
   type Rect,
   type WindowState,
@@ -43,7 +44,7 @@ import {
   type TouchInputEvent,
   type WheelInputEvent,
 } from '../backend.ts';
-import { cdp, connectionOf, frameClient, frameIdOf, handleOf, isolatedRealm, isolatedWorldContextId } from './cdp.ts';
+import { browserContextIdOf, cdp, connectionOf, frameClient, frameIdOf, handleOf, isolatedRealm, isolatedWorldContextId } from './cdp.ts';
 import { fedCmDialogs, setPermission, virtualAuthenticators } from '../chromium-automation.ts';
 import { startTracing } from './tracing.ts';
 import { saveDownloads } from './downloads.ts';
@@ -58,6 +59,8 @@ import { Libraries } from './library.ts';
 import { PromptGuard } from '../prompt-guard.ts';
 import { followDialogs } from './prompts.ts';
 import { ContextEvents } from './events.ts';
+import { BrowserEmulation } from './emulation.ts';
+import { emulationCommands } from '../emulation/index.ts';
 
 type PuppeteerWaitUntil = 'load' | 'domcontentloaded';
 
@@ -227,6 +230,15 @@ export class NativeContext implements DrivenBrowser {
       else await this.#context.close().catch(() => {});
     }
     this.#pages.clear();
+  }
+
+  async emulate(emulation: Emulation): Promise<void> {
+    const commands = emulationCommands(emulation, this.browserVersion);
+    const pages = await Promise.all(this.#context.targets().filter((t) => t.type() === 'page').map((t) => this.#track(t)));
+    const first = this.#context.targets().find((t) => t.type() === 'page');
+    const contextId = first && browserContextIdOf(first);
+    if (commands.length === 0 || contextId === undefined) return;
+    this.#unlisten.push(await BrowserEmulation.of(this.#browser).add(contextId, commands, pages.filter((p): p is Page => p !== undefined)));
   }
 
   async saveDownloadsTo(directory: string): Promise<void> {

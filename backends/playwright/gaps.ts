@@ -31,3 +31,11 @@ export const FIREFOX_GAPS = {
   releaseAfterPrompt:
     "after a prompt opened on a mouse press, Firefox holds the button pressed for Playwright's one mouse (the release the prompt refused never reached it), so the next press of it is no mousedown and its click is lost",
 } as const;
+
+/** goog:chromeOptions keys Playwright applies otherwise than chromedriver, or not at all. */
+export const PLAYWRIGHT_OPTION_GAPS = {
+  extensions: 'Playwright opens each session in a browser context of its own, where Chrome runs no extension (extensions run in a persistent context only); use the native backend',
+  prefs: "Playwright opens each session in a browser context of its own (incognito), which reads few of the profile's prefs (navigator.languages, for one, is not intl.accept_languages there); use the native backend",
+  firefoxLog: "Playwright passes on none of a browser's output once it has started, so Firefox's log would go nowhere; use the native backend",
+  clientHints: 'Playwright sets a context\'s user agent client hints itself, from its user agent (navigator.userAgentData, Sec-CH-UA-*); use the native backend for hints of your own',
+} as const;

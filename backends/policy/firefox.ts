@@ -128,7 +128,8 @@ export function checkFirefoxPrefs(value: unknown, field: string, admitted: reado
     if (!['string', 'number', 'boolean'].includes(typeof pref)) throw new InvalidCapabilityError(`${field}.${name} must be a string, a number or a boolean`);
     const lower = name.toLowerCase();
     if (GATEWAY_DECIDES.has(lower)) continue;
-    out[name] = pref as string | number | boolean;
+    // An own property whatever the name ("__proto__" included).
+    Object.defineProperty(out, name, { value: pref, enumerable: true, writable: true, configurable: true });
     if (admittedNames.some((a) => lower === a || (a.endsWith('.') && lower.startsWith(a)))) continue;
     const denied = DENIED_PREFS.find(([family]) => lower.startsWith(family));
     if (denied) {

@@ -3,7 +3,7 @@
 // WebKitWebDriver, one per session (it serves one), under an Xvfb of the gateway's own when there
 // is no display. Each says how it takes capabilities and where a new session goes.
 import { InvalidCapabilityError, type BackendEnvironment } from '../backend.ts';
-import { browserSandbox, checkChromeOptionKeys, checkChromiumSwitches, checkMiniBrowserArgs } from '../policy/index.ts';
+import { browserSandbox, checkChromeOptions, checkChromiumSwitches, checkMiniBrowserArgs } from '../policy/index.ts';
 import { CHROMIUM_ENVIRONMENT, stringArray, vendorObject } from '../shared.ts';
 import { launcherFor } from '../parent-death.ts';
 import type { OwnedProcess } from '../owned-process.ts';
@@ -101,7 +101,7 @@ export class ChromedriverUpstream implements Upstream {
     const wdgate = vendorObject(caps, 'wdgate:options');
     // Attaching to a browser at some address, a crash dump directory, an extension file, a pref
     // that opens files with programs: not something a client may ask of the gateway's machine.
-    checkChromeOptionKeys(goog);
+    checkChromeOptions(goog, { loggingPrefs: caps['goog:loggingPrefs'] });
     const binary = goog.binary ?? wdgate.binary ?? this.#options.binary;
     if (typeof binary !== 'string') throw new InvalidCapabilityError('the browser binary must be a string');
     if (binary !== this.#options.binary && !this.#options.allowedBinaries.includes(binary)) {

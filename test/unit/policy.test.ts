@@ -10,7 +10,7 @@ import { InvalidCapabilityError } from '../../backends/backend.ts';
 import {
   bidiRefusal,
   cdpRefusal,
-  checkChromeOptionKeys,
+  checkChromeOptions,
   checkChromiumSwitches,
   checkFirefoxArgs,
   checkFirefoxPrefs,
@@ -113,13 +113,13 @@ test('Firefox prefs: the families that reach the machine are refused, and no pre
 
 test('goog:chromeOptions keys that reach the machine are refused; prefs in either form are checked', () => {
   for (const key of ['debuggerAddress', 'minidumpPath', 'extensions', 'detach', 'androidPackage']) {
-    assert.throws(() => checkChromeOptionKeys({ [key]: key === 'extensions' ? ['Q3I0'] : key === 'detach' ? true : 'x' }), refusedWith(new RegExp(`goog:chromeOptions\\.${key} is refused`)), key);
+    assert.throws(() => checkChromeOptions({ [key]: key === 'extensions' ? ['Q3I0'] : key === 'detach' ? true : 'x' }), refusedWith(new RegExp(`goog:chromeOptions\\.${key} is refused`)), key);
   }
-  checkChromeOptionKeys({ extensions: [], detach: false, mobileEmulation: { deviceName: 'Pixel 7' }, excludeSwitches: ['enable-automation'], prefs: { intl: { accept_languages: 'fr' }, 'profile.default_content_setting_values.notifications': 2 } });
-  assert.throws(() => checkChromeOptionKeys({ prefs: { download: { default_directory: '/root' } } }), refusedWith(/download\.default_directory names a file/));
-  assert.throws(() => checkChromeOptionKeys({ prefs: { 'download.extensions_to_open': 'sh' } }), refusedWith(/programs of the machine/));
-  assert.throws(() => checkChromeOptionKeys({ prefs: { plugins: { always_open_pdf_externally: true } } }), refusedWith(/programs of the machine/));
-  assert.throws(() => checkChromeOptionKeys({ localState: { browser: { enabled_labs_experiments: ['x'] } } }), refusedWith(/browser flags/));
+  checkChromeOptions({ extensions: [], detach: false, mobileEmulation: { deviceName: 'Pixel 7' }, excludeSwitches: ['enable-automation'], prefs: { intl: { accept_languages: 'fr' }, 'profile.default_content_setting_values.notifications': 2 } });
+  assert.throws(() => checkChromeOptions({ prefs: { download: { default_directory: '/root' } } }), refusedWith(/download\.default_directory names a file/));
+  assert.throws(() => checkChromeOptions({ prefs: { 'download.extensions_to_open': 'sh' } }), refusedWith(/programs of the machine/));
+  assert.throws(() => checkChromeOptions({ prefs: { plugins: { always_open_pdf_externally: true } } }), refusedWith(/programs of the machine/));
+  assert.throws(() => checkChromeOptions({ localState: { browser: { enabled_labs_experiments: ['x'] } } }), refusedWith(/browser flags/));
 });
 
 test('MiniBrowser: GLib spellings, file options and file-access settings refused', () => {

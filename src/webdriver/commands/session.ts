@@ -137,6 +137,7 @@ async function createSession(
   session.ownBrowser = lease.ownBrowser;
   gateway.sessions.add(session);
   browser.onDisconnected(() => void gateway.sessions.end(session, 'its browser went away (it crashed or was killed)', 'crashed'));
+  if (spec.emulation) await emulate(gateway, session, spec);
   if (downloadsEnabled) await keepDownloads(gateway, session);
   await startLogs(gateway, session, logging);
   const answered = {
@@ -191,6 +192,17 @@ async function openBidi(gateway: Gateway, session: Session, spec: LaunchSpec): P
   } catch (e) {
     await gateway.sessions.end(session, 'its BiDi session could not be started');
     throw error('session not created', `webSocketUrl: ${(e as Error).message}`);
+  }
+}
+
+/** Mobile emulation (goog:chromeOptions.mobileEmulation) in every page of the session's browser, before the client has it. */
+async function emulate(gateway: Gateway, session: Session, spec: LaunchSpec): Promise<void> {
+  try {
+    if (!session.browser.emulate) throw error('session not created', `goog:chromeOptions.mobileEmulation: the ${session.browser.browserName} browser of this backend cannot emulate a device`);
+    await session.browser.emulate(spec.emulation!);
+  } catch (e) {
+    await gateway.sessions.end(session, 'its emulation could not be set up');
+    throw e instanceof WebDriverError ? e : error('session not created', `goog:chromeOptions.mobileEmulation: ${(e as Error).message}`);
   }
 }
 
