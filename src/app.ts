@@ -186,6 +186,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
   const access: AccessPolicy = {
     tokens,
     requireAuthOnLoopback: config.requireAuthOnLoopback,
+    localFiles: config.localFiles,
     allowHosts: config.allowHosts,
     allowOrigins: config.allowOrigins,
     scheme: tls ? 'https' : 'http',
@@ -242,6 +243,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     reload(next: Config) {
       access.tokens = loadTokens(next);
       access.requireAuthOnLoopback = next.requireAuthOnLoopback;
+      access.localFiles = next.localFiles;
       access.allowHosts = next.allowHosts;
       access.allowOrigins = next.allowOrigins;
       log.level = next.logLevel;

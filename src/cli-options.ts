@@ -51,6 +51,7 @@ const CONFIG_ONLY: Record<Exclude<keyof typeof defaults, OptionKey> | 'trace', s
   maxHeaderBytes: 'largest request headers, names and values (bytes)',
   authTokens: 'tokens in the config itself: "token" or {"name", "token", "maxSessions", "admin", "share", "files", "relay"}',
   principalProofMaxAge: "how long a Grid client's wdgate:principal proof is taken after it was issued (ms)",
+  localFiles: "the loopback client without a token (when no tokens are configured) may reach the machine's files: file: URLs and file inputs anywhere (false where loopback clients are not the machine's own user: a Grid relay, a proxy on the same host)",
   fileInputDirectories: 'directories file inputs may take files from (empty: anywhere)',
   extensions: 'browser extensions sessions may install (Firefox add-ons, moz/addon/install): allowed or not, and the directories a path may name',
   tempDir: "where browsers' profiles, uploads and downloads go (default: the system's temporary directory)",

@@ -63,6 +63,8 @@ export interface Config {
   authTokens: (string | { name: string; token: string; maxSessions?: number; admin?: boolean; share?: number; files?: boolean; relay?: boolean })[];
   /** Loopback clients need a token too (when tokens are configured). */
   requireAuthOnLoopback: boolean;
+  /** The tokenless loopback principal (no tokens configured) may reach the machine's files: file: URLs, file inputs anywhere. */
+  localFiles: boolean;
   /** How long a Grid client's `wdgate:principal` proof is taken after it was issued (ms; src/server/relay.ts). */
   principalProofMaxAge: number;
   /** Host names accepted in the Host header besides IP addresses and localhost. */
@@ -376,6 +378,7 @@ const SCHEMA: Record<Exclude<keyof Config, 'configFile'>, Check> = {
   authTokenFile: nullable(str),
   authTokens,
   requireAuthOnLoopback: bool,
+  localFiles: bool,
   principalProofMaxAge: int(1000, 86_400_000),
   allowHosts: names(/^[a-z0-9.-]+$/i, 'host names'),
   allowOrigins: names(/^(https?:\/\/[^/\s]+|null)$/i, 'origins such as https://ci.example:8443'),

@@ -29,6 +29,9 @@ export interface Principal {
  */
 export const LOCAL: Principal = Object.freeze({ name: 'local', maxSessions: null, admin: true, share: 1, files: true });
 
+/** The tokenless loopback principal where the operator says loopback clients are not the machine's own user (`localFiles: false`: a Grid relay or a proxy on the same host). */
+export const LOCAL_WITHOUT_FILES: Principal = Object.freeze({ ...LOCAL, files: false });
+
 /**
  * A loopback client without a token where tokens are configured (and loopback needs none): the
  * same principal, but no admin, or any process of the machine could end every token's sessions;

@@ -6,6 +6,7 @@
 // metrics port (./metrics-listener.ts) serves GET /metrics alone, to any peer, under the same
 // Host and Origin rules (checkPageRules).
 import { LOCAL, LOCAL_WITH_TOKENS, type Principal, type Tokens } from './auth.ts';
+import { LOCAL_WITHOUT_FILES } from '../base/principal.ts';
 
 export type Verdict =
   | { ok: true; principal: Principal }
@@ -15,6 +16,8 @@ export interface AccessPolicy {
   tokens: Tokens;
   /** Loopback peers need a token too. */
   requireAuthOnLoopback: boolean;
+  /** The tokenless loopback principal may reach the machine's files (false: loopback clients are not the machine's own user). */
+  localFiles?: boolean;
   /** Host names accepted besides IP addresses and localhost (lower case, no port). */
   allowHosts: string[];
   /** Origins (scheme://host[:port]) whose pages may call the gateway. */
@@ -107,7 +110,7 @@ export function checkRequest(request: RequestFacts, policy: AccessPolicy): Verdi
   const refusal = checkPageRules(request, policy);
   if (refusal) return refusal;
   if (!principal && (!loopback || (policy.tokens.configured && policy.requireAuthOnLoopback))) return { ok: true, principal: PROBE_CLIENT };
-  return { ok: true, principal: principal ?? (policy.tokens.configured ? LOCAL_WITH_TOKENS : LOCAL) };
+  return { ok: true, principal: principal ?? (policy.tokens.configured ? LOCAL_WITH_TOKENS : policy.localFiles === false ? LOCAL_WITHOUT_FILES : LOCAL) };
 }
 
 /**

@@ -69,6 +69,18 @@ describe('checkRequest', () => {
     assert.deepEqual(check('::ffff:127.0.0.1', 'localhost:9'), { ok: true, principal: LOCAL });
   });
 
+  test("the local principal reaches the machine's files unless the operator says loopback is not the machine's own user; with tokens configured it never does", () => {
+    const local = (policy: AccessPolicy) => {
+      const v = check('127.0.0.1', 'localhost', '', {}, policy);
+      assert.ok(v.ok);
+      return v.principal;
+    };
+    assert.equal(local(NO_TOKENS).files, true);
+    assert.equal(local({ ...NO_TOKENS, localFiles: false }).files, false);
+    assert.equal(local({ ...NO_TOKENS, localFiles: false }).name, 'local');
+    assert.notEqual(local(WITH_TOKENS).files, true);
+  });
+
   test('a peer off loopback is refused with 403 naming it and how to open access', () => {
     const v = check('10.231.7.2', '10.231.7.1:4444');
     assert.ok(!v.ok && v.status === 403 && v.message.includes('10.231.7.2') && v.message.includes('--auth-token-file'));
