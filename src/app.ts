@@ -119,7 +119,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     defaultTimeZone: config.defaultTimeZone ?? undefined,
     tempDir: config.tempDir,
   };
-  const pool = new Pool(environment, config.pool);
+  const pool = new Pool(environment, config.pool, config.sessionQueueTimeout);
   warmDefault(pool, backends, environment, config.routes);
   liveBackends.push(...backends);
   // Recordings: in the configured directory, or in one of the gateway's own (gone with it, and

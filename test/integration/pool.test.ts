@@ -340,6 +340,8 @@ describe('a browser that dies while it starts', () => {
     // crashes while it starts) and starts Chromium after that; with no warm browser, New Session
     // launches it.
     const dir = mkdtempSync(join(tmpdir(), 'wdgate-test-dying-'));
+    // The browsers' user (browsers.user) runs the wrapper: it must be able to leave its mark.
+    chmodSync(dir, 0o777);
     const died = join(dir, 'died');
     /** A browser binary answering --version as Chromium does, and starting as `start` says. */
     const binary = (name: string, start: string) => {
