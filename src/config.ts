@@ -206,7 +206,7 @@ function pool(v: unknown, name: string): PoolConfig {
   for (const key of Object.keys(o)) if (!Object.hasOwn(defaults.pool, key)) throw new ConfigError(`unknown setting ${name}.${key}`);
   return {
     minWarm: int(0, 100)(o.minWarm, `${name}.minWarm`) as number,
-    // null: as many as the key's sessions need at most (resolveConfig: maxSessions ÷ sessionsPerBrowser).
+    // null: as many as the key's sessions need at most, and one more (resolveConfig).
     maxBrowsers: nullable(int(1, 1000))(o.maxBrowsers, `${name}.maxBrowsers`) as number,
     sessionsPerBrowser: int(1, 1000)(o.sessionsPerBrowser, `${name}.sessionsPerBrowser`) as number,
     idleTimeout: int(100, 2 ** 31 - 1)(o.idleTimeout, `${name}.idleTimeout`) as number,
@@ -384,10 +384,12 @@ export function resolveConfig(...layers: Record<string, unknown>[]): Config {
   const config: Record<string, unknown> = {};
   for (const [key, check] of Object.entries(SCHEMA)) config[key] = check(merged[key], key);
   config.tempDir ??= tmpdir();
-  // null: what the machine holds (./pool/capacity.ts), and browsers enough for it.
+  // null: what the machine holds (./pool/capacity.ts), and browsers enough for it, and one more:
+  // room for the contexts prepared ahead while every slot is taken (without it, a New Session
+  // under churn waits for a context to be prepared after the last one is given back).
   config.maxSessions ??= machineMaxSessions(thisMachine());
   const pooled = config.pool as PoolConfig;
-  pooled.maxBrowsers ??= Math.ceil((config.maxSessions as number) / pooled.sessionsPerBrowser);
+  pooled.maxBrowsers ??= Math.ceil((config.maxSessions as number) / pooled.sessionsPerBrowser) + 1;
   return config as unknown as Config;
 }
 

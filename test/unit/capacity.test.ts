@@ -17,13 +17,13 @@ test('maxSessions by default: what memory holds at a busy session’s share, at 
   assert.equal(machineMaxSessions({ memoryBytes: 4096 * GiB, cores: 512 }), 1000);
 });
 
-test('the pool has browsers enough for maxSessions unless pool.maxBrowsers says; a set maxSessions is kept', () => {
+test('the pool has browsers enough for maxSessions and one more for contexts prepared ahead, unless pool.maxBrowsers says; a set maxSessions is kept', () => {
   const config = resolveConfig({ maxSessions: 40, pool: { sessionsPerBrowser: 16 } });
   assert.equal(config.maxSessions, 40);
-  assert.equal(config.pool.maxBrowsers, 3);
+  assert.equal(config.pool.maxBrowsers, 4);
   assert.equal(resolveConfig({ maxSessions: 40, pool: { maxBrowsers: 2 } }).pool.maxBrowsers, 2);
   const machine = resolveConfig();
   assert.ok(Number.isInteger(machine.maxSessions) && machine.maxSessions >= 1);
-  assert.equal(machine.pool.maxBrowsers, Math.ceil(machine.maxSessions / machine.pool.sessionsPerBrowser));
+  assert.equal(machine.pool.maxBrowsers, Math.ceil(machine.maxSessions / machine.pool.sessionsPerBrowser) + 1);
   assert.throws(() => resolveConfig({ maxSessions: 0 }), /maxSessions/);
 });
