@@ -13,7 +13,7 @@ import { startGateway } from '../test/helpers/gateway.ts';
 import type { Client } from '../test/helpers/client.ts';
 import { median } from './measure.ts';
 import { describeLimits } from './limits.ts';
-import defaults from '../config/default.json' with { type: 'json' };
+import { resolveConfig } from '../src/config.ts';
 
 const { values } = parseArgs({ options: { flood: { type: 'string', default: '200' }, late: { type: 'string', default: '10' }, slots: { type: 'string', default: '4' } } });
 const FLOOD = Number(values.flood);
@@ -83,7 +83,7 @@ const SCENARIOS: Scenario[] = [
 ];
 
 async function run(scenario: Scenario) {
-  const slots = scenario.settings.maxSessions ?? defaults.maxSessions;
+  const slots = scenario.settings.maxSessions ?? resolveConfig().maxSessions;
   const gw = await startGateway([], {
     config: {
       logLevel: 'warn',

@@ -1,8 +1,11 @@
 // What a bench's gateway runs with: the admission limits and the pool, said in the results next to
 // the numbers they shaped. A setting the bench changed says so and names the default.
-import defaults from '../config/default.json' with { type: 'json' };
+import { resolveConfig } from '../src/config.ts';
 
-type Settings = { [key: string]: unknown; pool?: Partial<typeof defaults.pool> };
+type Settings = { [key: string]: unknown; pool?: Record<string, unknown> };
+
+/** The defaults as this machine resolves them (maxSessions and pool.maxBrowsers follow the machine). */
+const defaults = resolveConfig() as unknown as Settings;
 
 const ms = (v: number) => (v % 1000 === 0 ? `${v / 1000} s` : `${v} ms`);
 
@@ -16,7 +19,7 @@ const LIMITS: [name: string, read: (s: Settings) => unknown, show: (v: any) => s
   ['pool.sessionsPerBrowser', (s) => s.pool?.sessionsPerBrowser, String],
 ];
 
-/** "maxSessions 4 (default 8), maxQueuedSessions 100 a principal, …" for a gateway's config. */
+/** "maxSessions 4 (default 32), maxQueuedSessions 100 a principal, …" for a gateway's config. */
 export function describeLimits(config: Settings): string {
   return LIMITS.map(([name, read, show]) => {
     const fallback = read(defaults as Settings);

@@ -125,3 +125,33 @@ export class CpuSampler {
     return { own, descendants, byKind, born };
   }
 }
+
+/** PSS of every process under `root` by kind (the server itself, browser, renderer, gpu-process, zygote, utility …), in MiB. */
+export function pssByKind(root: number): Map<string, { mib: number; processes: number }> {
+  const out = new Map<string, { mib: number; processes: number }>();
+  for (const pid of processTree(root)) {
+    let kb = 0;
+    try {
+      kb = Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      continue; // gone meanwhile
+    }
+    const name = pid === root ? 'server' : kind(pid);
+    const entry = out.get(name) ?? { mib: 0, processes: 0 };
+    entry.mib += kb / 1024;
+    entry.processes++;
+    out.set(name, entry);
+  }
+  return out;
+}
+
+/** Whether any process under `root` runs without Chromium's sandbox (started with --no-sandbox). */
+export function unsandboxed(root: number): boolean {
+  return processTree(root).some((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/[\0 ]/).includes('--no-sandbox');
+    } catch {
+      return false;
+    }
+  });
+}

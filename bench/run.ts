@@ -11,6 +11,8 @@
 //        npm run bench -- --only tracing [--pages small,list,app --sessions 8,32 --rounds 3 --seconds 10 --trace-mode retain-on-failure --cpu-prof DIR]
 //        npm run bench -- --only churn   (only the churn rows; written to bench/results-churn.md)
 //        npm run bench -- --only tests   (only across runs at scale; its section of bench/results.md replaced)
+//        npm run bench -- --only density [--density-sessions 32,64 --density-seconds 20 --density-idle 10 --density-sides wdgate,chromedriver]
+//                                        (only the density rows: bench/density.ts; written to bench/results-density.md)
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -26,6 +28,7 @@ import { BENCH_PAGES } from './trace-pages.ts';
 import { describeLimits } from './limits.ts';
 import { measureTestsScale, testsTable } from './tests.ts';
 import { churnTable, measureChurn } from './churn.ts';
+import { densityPage, densityTable, measureDensity, type DensityRow } from './density.ts';
 import { pssMiB } from './procs.ts';
 import { WINDOW, commandMix, inTurn, median, newSession, recorder, settledInTurn, time, type Samples } from './measure.ts';
 
@@ -43,15 +46,22 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'string' },
     'churn-clients': { type: 'string', default: '2,6,16' },
     'churn-seconds': { type: 'string', default: '60' },
+    'density-sessions': { type: 'string', default: '32,64' },
+    'density-seconds': { type: 'string', default: '20' },
+    'density-idle': { type: 'string', default: '10' },
+    'density-sides': { type: 'string' },
   },
 });
-const ALONE = ['churn', 'tests', 'tracing'];
+const ALONE = ['churn', 'density', 'tests', 'tracing'];
 if (values.only !== undefined && !ALONE.includes(values.only)) throw new Error(`--only: one of ${ALONE.join(', ')}, not ${JSON.stringify(values.only)}`);
 const CHURN_CLIENTS = values['churn-clients'].split(',').map(Number);
 const CHURN_SECONDS = Number(values['churn-seconds']);
 
 const RESULTS = new URL('./results.md', import.meta.url);
 const TESTS_HEADING = '## Across runs at scale';
+/** The machine the run measures on. */
+const machineLine = () =>
+  `Machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; ${execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim()}.`;
 const loadNow = () => `load average ${loadavg().map((l) => l.toFixed(2)).join(', ')} on ${cpus().length} cores`;
 
 /** Across runs at scale, as a section of bench/results.md. */
@@ -218,7 +228,7 @@ async function writeTracing(): Promise<string> {
   const started = loadNow();
   const table = (await tracingSection(tracingPages, TRACING)).join('\n');
   const text =
-    `# Tracing benchmark results\n\nWritten by \`npm run bench -- --only tracing\` (or \`npm run bench\`) on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; ` +
+    `# Tracing benchmark results\n\nWritten by \`npm run bench -- --only tracing\` (${new Date().toISOString().slice(0, 10)}), or by \`npm run bench\`, at ${new Date().toISOString().slice(11, 16)} UTC; ` +
     `${started} at the start. Native Chromium; the traced side is \`wdgate:options.trace\` "${TRACING.mode}", the other "off".\n${table}\n`;
   writeFileSync(new URL('./results-tracing.md', import.meta.url), text);
   return table;
@@ -252,10 +262,91 @@ async function churnRows(chromedriver: Server): Promise<string[]> {
       CHURN_CLIENTS,
       CHURN_SECONDS,
     );
-    return churnTable(results, CHURN_SECONDS, `${load} (1, 5, 15 min)`);
+    return churnTable(results, CHURN_SECONDS, `${load} (1, 5, 15 min); after it: ${loadNow()}. ${machineLine()}`);
   } finally {
     await gw.stop();
   }
+}
+
+const DENSITY_SESSIONS = values['density-sessions'].split(',').map(Number);
+const DENSITY_SECONDS = Number(values['density-seconds']);
+const DENSITY_IDLE = Number(values['density-idle']);
+const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
+/** Firefox prefs against processes started ahead of pages or kept without one. */
+const FIREFOX_LEAN_PREFS = { 'dom.ipc.processPrelaunch.enabled': false, 'dom.ipc.keepProcessesAlive.web': 0 };
+/** Chromium switches a variant's sessions pass (admitted by its gateway's native.allowedArgs). */
+const withArgs = (args: string[]) => ({
+  caps: { browserName: 'chrome', 'goog:chromeOptions': { args } },
+  config: { pool: { minWarm: 0 }, native: { binary: '/usr/bin/chromium', allowedArgs: [...new Set(args.map((a) => a.split('=')[0]!))] } },
+});
+/**
+ * The density sides: wdgate as configured by default, then one change each (A/B in one run),
+ * chromedriver, and Firefox. A variant that passes switches does so in its capabilities (a key
+ * of its own: its gateway keeps nothing warm, so that no default browser is counted beside it).
+ */
+const DENSITY_SIDES: { name: string; what: string; caps: object; config?: Record<string, unknown> }[] = [
+  { name: 'wdgate', what: 'defaults', caps: WDGATE_CAPS },
+  { name: 'wdgate, args given', what: 'switches in capabilities (a key of its own; nothing warm): none (the variants below add one each)', ...withArgs(['--lang=en-US']) },
+  { name: 'wdgate, headless shell', what: `native.binary ${HEADLESS_SHELL}`, caps: WDGATE_CAPS, config: { native: { binary: HEADLESS_SHELL, allowedBinaries: [HEADLESS_SHELL] } } },
+  { name: 'wdgate, 8 a browser', what: 'pool.sessionsPerBrowser 8 (the default before 2026-11-29)', caps: WDGATE_CAPS, config: { pool: { sessionsPerBrowser: 8 } } },
+  { name: 'wdgate, 32 a browser', what: 'pool.sessionsPerBrowser 32', caps: WDGATE_CAPS, config: { pool: { sessionsPerBrowser: 32 } } },
+  { name: 'wdgate, V8 optimize-for-size', what: '`--js-flags=--optimize-for-size`', ...withArgs(['--lang=en-US', '--js-flags=--optimize-for-size']) },
+  { name: 'wdgate, V8 semi-space 1 MB', what: '`--js-flags=--max-semi-space-size=1`', ...withArgs(['--lang=en-US', '--js-flags=--max-semi-space-size=1']) },
+  { name: 'wdgate, HTTP cache 1 MB', what: '`--disk-cache-size=1048576`', ...withArgs(['--lang=en-US', '--disk-cache-size=1048576']) },
+  { name: 'wdgate, Firefox', what: 'browserName firefox (Firefox ESR; nothing warm: no Chromium beside it)', caps: { browserName: 'firefox' }, config: { pool: { minWarm: 0 } } },
+  {
+    name: 'wdgate, Firefox, no prelaunch',
+    what: 'Firefox with `dom.ipc.processPrelaunch.enabled` false and `dom.ipc.keepProcessesAlive.web` 0 (no content process started ahead or kept without a page)',
+    caps: { browserName: 'firefox', 'moz:firefoxOptions': { prefs: FIREFOX_LEAN_PREFS } },
+    config: { pool: { minWarm: 0 }, native: { binary: '/usr/bin/chromium', allowedFirefoxPrefs: Object.keys(FIREFOX_LEAN_PREFS) } },
+  },
+];
+
+/** The density rows: each side's gateway in turn (one at a time: memory is what is measured), then chromedriver. */
+async function densityRows(chromedriver: Server): Promise<string[]> {
+  const loadBefore = loadNow();
+  const page = pages.page(densityPage(), 'density');
+  const only = values['density-sides']?.split(',');
+  const rows: DensityRow[] = [];
+  const most = Math.max(...DENSITY_SESSIONS);
+  for (const side of DENSITY_SIDES.filter((s) => !only || only.some((o) => s.name.includes(o)))) {
+    // The pool's idle timeout short, so that the contexts it prepared for the rate the sessions
+    // were opened at go before the sessions are measured (a steady state of N sessions).
+    const config = { maxSessions: most, logLevel: 'warn', ...side.config, pool: { idleTimeout: CHURN_IDLE_TIMEOUT_MS, ...(side.config?.pool as object) } };
+    const gw = await startGateway([], { config });
+    const settled = async () => {
+      for (let i = 0; i < 240; i++) {
+        const keys: { free: number; preparing: number }[] = (await gw.client.ok('GET', '/status')).pool;
+        if (keys.every((k) => k.free <= 1 && k.preparing === 0)) return;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    };
+    try {
+      if (side.caps === WDGATE_CAPS) await asServer(gw).ready();
+      rows.push({ name: side.name, what: side.what, points: await measureDensity({ name: side.name, client: gw.client, caps: side.caps, pid: gw.process.pid!, settled }, page, DENSITY_SESSIONS, DENSITY_SECONDS, DENSITY_IDLE) });
+    } finally {
+      await gw.stop();
+    }
+  }
+  const theirs: DensityRow = {
+    name: 'chromedriver',
+    what: 'a browser a session; `--no-sandbox` (as root it starts no other way)',
+    points: await measureDensity({ name: 'chromedriver', client: chromedriver.client, caps: CHROMEDRIVER_CAPS, pid: chromedriver.pid, cdp: true }, page, DENSITY_SESSIONS, DENSITY_SECONDS, DENSITY_IDLE),
+  };
+  return densityTable(rows, theirs, DENSITY_SECONDS, DENSITY_IDLE, `${machineLine()} ${loadBefore} before the run, ${loadNow()} after (1, 5, 15 min; the machine is shared).`);
+}
+
+if (values.only === 'density') {
+  const chromedriver = await startChromedriver();
+  try {
+    const table = (await densityRows(chromedriver)).join('\n');
+    console.log(`\n${table}\n`);
+    writeFileSync(new URL('./results-density.md', import.meta.url), `# Density benchmark results\n\nWritten by \`npm run bench -- --only density\` (${new Date().toISOString().slice(0, 10)}).\n\n${table}\n`);
+  } finally {
+    await chromedriver.stop();
+    await pages.close();
+  }
+  process.exit(0);
 }
 
 if (values.only === 'churn') {
@@ -404,8 +495,10 @@ try {
     const c = median(subscribedFirefox.samples.get(name) ?? [NaN]);
     lines.push(`| ${name} | ${a.toFixed(2)} | ${b.toFixed(2)} | ${(a - b).toFixed(2)} ms | ${c.toFixed(2)} |`);
   }
-  // Last: it leaves the machine busiest.
+  // Last: they leave the machine busiest.
   lines.push(...(await churnRows(chromedriver)));
+  const density = (await densityRows(chromedriver)).join('\n');
+  writeFileSync(new URL('./results-density.md', import.meta.url), `# Density benchmark results\n\nWritten by \`npm run bench\` (${new Date().toISOString().slice(0, 10)}).\n\n${density}\n`);
   const table = lines.join('\n');
   console.log(`\n${table}\n`);
   const tests = await testsSection();

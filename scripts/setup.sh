@@ -66,6 +66,9 @@ if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
+# Chromium's content-level headless browser: the density bench's variant, and a native.binary an
+# operator may choose for headless sessions (README: Pool and capacity).
+command -v chromium-headless-shell >/dev/null 2>&1 || need+=(chromium-headless-shell)
 # The Playwright backend's Firefox (driven over Playwright's WebDriver BiDi channel).
 command -v firefox-esr >/dev/null 2>&1 || need+=(firefox-esr)
 # The remote backend's managed upstreams: WebKitWebDriver (with WebKitGTK's MiniBrowser) and an

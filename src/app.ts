@@ -124,7 +124,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
     tempDir: config.tempDir,
     log: (entry) => log.debug(entry),
   };
-  const pool = new Pool(environment, config.pool);
+  const pool = new Pool(environment, config.pool, config.sessionQueueTimeout);
   warmDefault(pool, backends, environment, config.routes);
   liveBackends.push(...backends);
   // Recordings: in the configured directory, or in one of the gateway's own (gone with it, and

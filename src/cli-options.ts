@@ -95,8 +95,9 @@ Usage: npx wdgate [options]
   --debug-process=<name>            make a browser process wait for a debugger at start;
                                     <name> is one of: renderer, gpu, utility
   --default-time-zone <zone>        IANA time zone for every session (e.g. Europe/Berlin)
-  --max-sessions <n>                sessions at once (default 8); more New Session requests
-                                    wait in a queue (maxQueuedSessions, sessionQueueTimeout)
+  --max-sessions <n>                sessions at once (default: what the machine's memory and
+                                    cores hold); more New Session requests wait in a queue
+                                    (maxQueuedSessions, sessionQueueTimeout)
   --log-level <level>               fatal, error, warn, info (default), debug, trace or silent;
                                     logs are JSON lines on standard output
   --shutdown-grace-period <ms>      on SIGTERM, how long running sessions may finish before they

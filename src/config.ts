@@ -1,9 +1,10 @@
 // One schema for every setting: defaults (config/default.json) ← config file (--config) ←
 // command line. Invalid values are startup errors with a clear message (exit code 2).
 import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { DEBUG_PROCESS_SWITCHES } from '../backends/index.ts';
 import type { PoolConfig } from './pool/pool.ts';
+import { machineMaxSessions, type Machine } from './pool/capacity.ts';
 import type { ConfiguredRoute } from './webdriver/routing.ts';
 import { LOG_LEVELS, type LogLevel } from './base/log.ts';
 import { TRACE_MODES } from './webdriver/session-options.ts';
@@ -235,7 +236,8 @@ function pool(v: unknown, name: string): PoolConfig {
   for (const key of Object.keys(o)) if (!Object.hasOwn(defaults.pool, key)) throw new ConfigError(`unknown setting ${name}.${key}`);
   return {
     minWarm: int(0, 100)(o.minWarm, `${name}.minWarm`) as number,
-    maxBrowsers: int(1, 1000)(o.maxBrowsers, `${name}.maxBrowsers`) as number,
+    // null: as many as the key's sessions need at most, and one more (resolveConfig).
+    maxBrowsers: nullable(int(1, 1000))(o.maxBrowsers, `${name}.maxBrowsers`) as number,
     sessionsPerBrowser: int(1, 1000)(o.sessionsPerBrowser, `${name}.sessionsPerBrowser`) as number,
     idleTimeout: int(100, 2 ** 31 - 1)(o.idleTimeout, `${name}.idleTimeout`) as number,
   };
@@ -354,7 +356,7 @@ const SCHEMA: Record<Exclude<keyof Config, 'configFile'>, Check> = {
   exposeExperimentalInterfaces: bool,
   debugProcess: nullable(debugProcess),
   defaultTimeZone: nullable(timeZone),
-  maxSessions: int(1, 1000),
+  maxSessions: nullable(int(1, 1000)),
   maxQueuedSessions: int(0, 100_000),
   sessionQueueTimeout: int(0, 2 ** 31 - 1),
   sessionIdleTimeout: int(100, 2 ** 31 - 1),
@@ -392,6 +394,12 @@ const SCHEMA: Record<Exclude<keyof Config, 'configFile'>, Check> = {
   playwright,
 };
 
+/** This machine: its cores, and its memory (a container's cgroup limit where lower). */
+function thisMachine(): Machine {
+  const limit = process.constrainedMemory?.() ?? 0;
+  return { memoryBytes: limit > 0 ? Math.min(limit, totalmem()) : totalmem(), cores: availableParallelism() };
+}
+
 /** Merge and check layers of settings, later layers winning. */
 export function resolveConfig(...layers: Record<string, unknown>[]): Config {
   const merged: Record<string, unknown> = { ...defaults };
@@ -404,6 +412,12 @@ export function resolveConfig(...layers: Record<string, unknown>[]): Config {
   const config: Record<string, unknown> = {};
   for (const [key, check] of Object.entries(SCHEMA)) config[key] = check(merged[key], key);
   config.tempDir ??= tmpdir();
+  // null: what the machine holds (./pool/capacity.ts), and browsers enough for it, and one more:
+  // room for the contexts prepared ahead while every slot is taken (without it, a New Session
+  // under churn waits for a context to be prepared after the last one is given back).
+  config.maxSessions ??= machineMaxSessions(thisMachine());
+  const pooled = config.pool as PoolConfig;
+  pooled.maxBrowsers ??= Math.ceil((config.maxSessions as number) / pooled.sessionsPerBrowser) + 1;
   return config as unknown as Config;
 }
 

@@ -121,14 +121,25 @@ export class ChromiumProcess implements BrowserProcess {
     // only: a headful Chromium quits when its last window closes, which that session's end
     // could be.
     const adopt = options.sole === true && this.#headless && !this.#adopted;
+    const first = !this.#adopted;
     this.#adopted = true;
     try {
       const context = await NativeContext.open(this.#browser, this.browserVersion, this.#timeZone, adopt);
+      // A browser shared by sessions never hands out its default context: the window the browser
+      // opened in it is closed once a session's context has one (a renderer less a browser,
+      // bench/density.ts). Headless only: a headless Chromium runs on without a window.
+      if (first && !adopt && this.#headless) void this.#closeInitialWindows();
       // The BiDi mapper's start (≈ 0.1 s) is the context's preparation, not New Session's.
       if (this.#bidi) context.prepareBidi(this.#bidi);
       return context;
     } catch (e) {
       throw new LaunchError(`could not open a browser context: ${(e as Error).message}`);
+    }
+  }
+
+  async #closeInitialWindows(): Promise<void> {
+    for (const target of this.#browser.defaultBrowserContext().targets()) {
+      if (target.type() === 'page') await (await target.page().catch(() => null))?.close().catch(() => {});
     }
   }
 

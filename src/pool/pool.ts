@@ -5,11 +5,12 @@
 // background. Only the pool starts and ends browser processes: crash handling, idle eviction and
 // shutdown live here.
 //
-// How many contexts a key keeps prepared follows the recent rate of New Session (./demand.ts):
-// a CI suite's workers, each opening a session per test, find one ready. A seat is made in a
-// browser of that key with room (fewer contexts than `sessionsPerBrowser`), or in a newly
-// launched one (at most `maxBrowsers`) when a session waits for it or the key's baseline needs it;
-// contexts prepared for the rate alone only fill room in running browsers. A browser whose
+// Each key's seats are a generic-pool (./key-pool.ts). How many contexts a key keeps prepared
+// follows the recent rate of New Session (./demand.ts): a CI suite's workers, each opening a
+// session per test, find one ready. A seat is made in a browser of that key with room (fewer
+// contexts than `sessionsPerBrowser`), or in a newly launched one (at most `maxBrowsers`) when a
+// session waits for it or the key's baseline needs it; contexts prepared for the rate alone only
+// fill room in running browsers. A browser whose
 // contexts may share content processes (LaunchSpec.contentProcessesShared) serves one principal
 // only: its key is the launch key and the principal.
 import type { Backend, BackendEnvironment, LaunchSpec } from '../../backends/backend.ts';
@@ -21,11 +22,14 @@ export class Pool {
   readonly #keys = new Map<string, KeyPool>();
   readonly #env: BackendEnvironment;
   readonly #config: PoolConfig;
+  readonly #acquireTimeout: number;
   #sweeper: NodeJS.Timeout;
 
-  constructor(env: BackendEnvironment, config: PoolConfig) {
+  /** `acquireTimeout`: how long a New Session waits for its context at most (the queue's timeout; 0: no limit). */
+  constructor(env: BackendEnvironment, config: PoolConfig, acquireTimeout = 0) {
     this.#env = env;
     this.#config = config;
+    this.#acquireTimeout = acquireTimeout;
     // Keys nobody uses any more (no browser, no context) are forgotten.
     this.#sweeper = setInterval(() => {
       for (const [key, pool] of this.#keys) {
@@ -54,7 +58,7 @@ export class Pool {
     let pool = this.#keys.get(key);
     if (!pool) {
       const warm = key === this.#defaultKey ? this.#config.minWarm : 0;
-      pool = new KeyPool(backend, spec, this.#env, this.#config, warm, spec.contentProcessesShared ? principal : undefined);
+      pool = new KeyPool(backend, spec, this.#env, this.#config, warm, this.#acquireTimeout, spec.contentProcessesShared ? principal : undefined);
       this.#keys.set(key, pool);
     }
     return pool;

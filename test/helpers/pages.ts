@@ -164,7 +164,8 @@ export async function browserMains(gatewayPid: number): Promise<number[]> {
     if (!/^\d+$/.test(proc)) continue;
     // Chromium rewrites its helpers' command lines into one space-separated string.
     const cmdline = await (await import('node:fs/promises')).readFile(`/proc/${proc}/cmdline`, 'utf8').catch(() => '');
-    if (cmdline.includes(`wdgate-profile-${gatewayPid}-`) && !/(?:^|[\s\0])--type=/.test(cmdline)) pids.push(Number(proc));
+    // Not its helpers (--type=…), nor the crash handler Chromium starts as the browsers' user.
+    if (cmdline.includes(`wdgate-profile-${gatewayPid}-`) && !/(?:^|[\s\0])--type=/.test(cmdline) && !cmdline.includes('chrome_crashpad_handler')) pids.push(Number(proc));
   }
   return pids;
 }
