@@ -153,6 +153,8 @@ describe('Chromium (native backend)', () => {
   });
 
   test('bad goog:loggingPrefs and perfLoggingPrefs are invalid argument at New Session', async () => {
+    // The session of the test before gives its context back just after its Delete Session's answer.
+    await eventually(async () => (await gw.client.leasedContexts()) === 0, 'a context of an ended session is still leased');
     const newSession = (caps: Record<string, unknown>) =>
       gw.client.raw('POST', '/session', { capabilities: { alwaysMatch: { browserName: 'chrome', 'goog:chromeOptions': { args: ['--headless=new'] }, ...caps } } });
     for (const caps of [
