@@ -12,6 +12,7 @@ import { error, toWebDriverError, type WebDriverError } from './errors.ts';
 import { Seam } from './seam.ts';
 import { adoptSharedIds } from './shared-ids.ts';
 import { handleAnyUserPrompts } from './prompts.ts';
+import { ENDING_WAITS_AT_MOST_MS } from './session.ts';
 import { Sessions, type AnySession } from './sessions.ts';
 import type { ConfiguredRoute } from './routing.ts';
 
@@ -258,7 +259,7 @@ export class Gateway {
         if (e instanceof UserPromptOpenedError) return null;
         throw e;
       }
-    });
+    }, command.endsSession && ENDING_WAITS_AT_MOST_MS);
   }
 
   /** Take no new session (SIGTERM), after the drain notice period; running sessions go on until close(). */
