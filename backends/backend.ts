@@ -378,9 +378,14 @@ export interface AccessibleNode {
 export class UserPromptOpenedError extends Error {}
 
 // ── User prompts (spec §16): the dialogs a page opens ────────────────────────────────────────
-/** An open JavaScript dialog: a simple dialog (alert, confirm, prompt) or a beforeunload prompt. */
+/**
+ * An open JavaScript dialog: a simple dialog (alert, confirm, prompt) or a beforeunload prompt;
+ * or the browser's own request for a user name and password (HTTP authentication), which
+ * geckodriver treats as a user prompt of the "default" type (accepting it sends none, dismissing
+ * it shows the 401 page).
+ */
 export interface UserPrompt {
-  type: 'alert' | 'confirm' | 'prompt' | 'beforeunload';
+  type: 'alert' | 'confirm' | 'prompt' | 'beforeunload' | 'credentials';
   /** The text shown ('' when none). */
   message: string;
   /** A prompt()'s default value ('' when none): what accepting answers unless told otherwise. */

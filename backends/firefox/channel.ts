@@ -7,6 +7,13 @@ import { eventNames, knownEventName, Subscriptions } from './subscriptions.ts';
 
 export type BidiMessage = Record<string, unknown>;
 
+/** A request for credentials held for the gateway (network.authRequired: its parameters). */
+export interface CredentialsRequest {
+  request: { request: string; url: string; destination?: string };
+  context: string | null;
+  response: { status: number };
+}
+
 /** A BiDi error answer, as an exception of the gateway's own calls. */
 export class BidiError extends Error {
   constructor(
@@ -30,8 +37,13 @@ export class Channel {
   readonly subscriptions = new Subscriptions();
   /** The network intercepts its client added: a request is blocked for it only by these. */
   readonly intercepts = new Set<string>();
-  /** Requests blocked for it (by its intercepts, in an event it got): id → their context and top-level context. */
-  readonly blocked = new Map<string, { context: unknown; top: string | undefined }>();
+  /** Requests blocked for it (by its intercepts, in an event it got): id → their context, top-level context and phase's event. */
+  readonly blocked = new Map<string, { context: unknown; top: string | undefined; event: BidiMessage }>();
+  /**
+   * Shows a request for credentials as a user prompt of its session (the classic side's,
+   * ./context.ts), where a Firefox of its own would show its prompt; unset on a client's channel.
+   */
+  promptForCredentials: ((request: CredentialsRequest) => void) | undefined;
   /** Requests of its user contexts seen in events, while its client collects network data (./ownership.ts). */
   requests: RecentIds | undefined;
   /** Firefox's subscriptions (of the channel's user contexts) that bring each of ours its events. */
@@ -111,7 +123,7 @@ export class Channel {
       const { intercepts: _others, ...rest } = params;
       return [{ ...message, params: { ...rest, isBlocked: false } }, false];
     }
-    if (request !== undefined) this.blocked.set(request, { context: params.context, top });
+    if (request !== undefined) this.blocked.set(request, { context: params.context, top, event: message });
     return [own.length === params.intercepts!.length ? message : { ...message, params: { ...params, intercepts: own } }, true];
   }
 

@@ -41,8 +41,9 @@ import { FirefoxCookies } from './cookies.ts';
 import { FirefoxDownloads } from './downloads.ts';
 import * as extensions from './extensions.ts';
 import { BIDI_GAPS } from './gaps.ts';
-import { FirefoxBidiEndpoint } from './endpoint.ts';
-import { BidiError, type BidiHub, type BidiMessage, type Channel, type TreeNode } from './hub.ts';
+import { FirefoxBidiEndpoint, type SessionSide } from './endpoint.ts';
+import { CredentialsPrompts } from './credentials.ts';
+import { BidiError, type BidiHub, type BidiMessage, type Channel, type CredentialsRequest, type TreeNode } from './hub.ts';
 import { keyActions, MouseSource, pointerActions, touchActions, wheelActions } from './input.ts';
 import { Loading } from './loading.ts';
 import { FirefoxNetwork, NETWORK_EVENTS, type NetworkEvent } from './network.ts';
@@ -81,6 +82,7 @@ export class FirefoxContext implements DrivenBrowser {
   readonly #userContext: string;
   readonly #windows = new Map<string, Window>();
   readonly #prompts = new PromptGuard<Window>();
+  readonly #credentials: CredentialsPrompts<Window>;
   readonly #scripts: FirefoxScripts;
   readonly #cookies: FirefoxCookies;
   readonly #downloads: FirefoxDownloads;
@@ -88,6 +90,8 @@ export class FirefoxContext implements DrivenBrowser {
   readonly #pageErrorListeners: ((error: PageError) => void)[] = [];
   readonly #browserLogListeners: ((entry: BrowserLogEntry) => void)[] = [];
   readonly #network: FirefoxNetwork;
+  /** The window switched to last (Switch To Window): a new tab opens in its OS window. */
+  #activated: string;
   /** The network events' subscription, made for the first listener. */
   #networkSubscribed: Promise<void> | undefined;
   #closed = false;
@@ -98,12 +102,15 @@ export class FirefoxContext implements DrivenBrowser {
     this.#userContext = userContext;
     this.browserVersion = version;
     this.initialWindow = first;
+    this.#activated = first;
+    this.#credentials = new CredentialsPrompts(channel);
     this.#scripts = new FirefoxScripts(hub, channel, (e) => this.#classify(e));
-    this.#cookies = new FirefoxCookies(channel, (handle) => this.currentUrl(handle));
+    this.#cookies = new FirefoxCookies(channel, (handle) => this.currentUrl(handle), (handle) => hub.userContextOf(handle)!);
     this.#downloads = new FirefoxDownloads(channel, userContext);
     this.#network = new FirefoxNetwork((context) => hub.topLevel(context));
     this.#window(first);
     channel.onEvent((message) => this.#event(message));
+    channel.promptForCredentials = (request) => void this.#credentialsRequested(request);
   }
 
   /** A user context of its own with one window in it. */
@@ -140,8 +147,17 @@ export class FirefoxContext implements DrivenBrowser {
   /** A window of this session that is still open. */
   #open(handle: string): Window {
     const window = this.#windows.get(handle);
-    if (!window || this.#hub.userContextOf(handle) !== this.#userContext) throw new NoSuchWindowError(`no window with handle ${handle}`);
+    if (!window || !this.#owns(handle)) throw new NoSuchWindowError(`no window with handle ${handle}`);
     return window;
+  }
+
+  /**
+   * Whether a browsing context is the session's: of its user context, or of one its BiDi client
+   * made (a Firefox of its own serves one session, whose classic commands reach every tab).
+   */
+  #owns(context: string): boolean {
+    const userContext = this.#hub.userContextOf(context);
+    return userContext !== undefined && this.#channel.userContexts.has(userContext);
   }
 
   #event({ method, params: raw }: BidiMessage): void {
@@ -169,6 +185,11 @@ export class FirefoxContext implements DrivenBrowser {
     if (!window) return; // a frame's
     switch (method) {
       case 'browsingContext.navigationStarted':
+        // Another navigation ends the one that waited for credentials, and its prompt with it.
+        if (this.#prompts.current(window)?.type === 'credentials') {
+          this.#credentials.drop(window);
+          this.#prompts.closed(window, false);
+        }
         window.loading.started();
         this.#prompts.started(window);
         break;
@@ -288,6 +309,22 @@ export class FirefoxContext implements DrivenBrowser {
     });
   }
 
+  /** Firefox's prompt for a user name and password, as the window's user prompt (./credentials.ts). */
+  async #credentialsRequested(request: CredentialsRequest): Promise<void> {
+    const window = request.context === null ? undefined : this.#windows.get(this.#hub.topLevel(request.context));
+    if (!window || this.#closed) return this.#credentials.cancel(request);
+    // Whether a frame's or a script's request goes to another origin than the page's.
+    const pageUrl = request.request.destination === 'document' ? undefined : (await this.#tree(window.handle, 0).catch(() => []))[0]?.url;
+    this.#credentials.add(window, request, pageUrl, (prompt, answer) =>
+      this.#prompts.opened(window, window.handle, prompt, async (accept) => {
+        const closed = await answer(accept);
+        // Gone either way: a request Firefox no longer holds took its prompt with it.
+        if (this.#prompts.current(window) === prompt) this.#prompts.closed(window, accept);
+        return closed;
+      }),
+    );
+  }
+
   /**
    * A call into the page, unless a prompt blocks it or opens and stays open; in the document a
    * Navigate To answered at its start brings, once it came (Loading.awaitDocument).
@@ -330,7 +367,14 @@ export class FirefoxContext implements DrivenBrowser {
   }
 
   async openBidi(options: BidiOptions): Promise<BidiEndpoint> {
-    return new FirefoxBidiEndpoint(this.#hub.channel([this.#userContext]), this.#userContext, options.ownBrowser === true);
+    // User contexts its client makes are the session's: its classic commands reach their tabs too.
+    const classic = this.#channel;
+    const side: SessionSide = {
+      gained: (userContext) => classic.gainUserContext(userContext),
+      lost: (userContext) => void classic.userContexts.delete(userContext),
+      asksForCredentials: (context) => this.#prompts.current(this.#windows.get(this.#hub.topLevel(context)))?.type === 'credentials',
+    };
+    return new FirefoxBidiEndpoint(this.#hub.channel([this.#userContext]), this.#userContext, options.ownBrowser === true, side);
   }
 
   async saveDownloadsTo(directory: string): Promise<void> {
@@ -345,13 +389,23 @@ export class FirefoxContext implements DrivenBrowser {
   }
 
   async windowHandles(): Promise<string[]> {
-    const handles = (await this.#tree(undefined, 0)).filter((c) => c.userContext === this.#userContext).map((c) => c.context);
+    const handles = (await this.#tree(undefined, 0)).filter((c) => this.#channel.userContexts.has(c.userContext!)).map((c) => c.context);
     for (const handle of handles) this.#window(handle);
     return handles;
   }
 
+  /**
+   * A new tab opens at the end of the current OS window (geckodriver's New Window), in the
+   * session's user context; never in Firefox's most recent window, which may be another session's.
+   */
   async newWindow(type: WindowType): Promise<string> {
-    const { context } = await this.#call<{ context: string }>('browsingContext.create', { type, userContext: this.#userContext, background: true });
+    let referenceContext: string | undefined;
+    if (type === 'tab') {
+      const tops = (await this.#tree(undefined, 0)).filter((c) => this.#channel.userContexts.has(c.userContext!));
+      const current = tops.find((c) => c.context === this.#activated) ?? tops.at(-1);
+      referenceContext = tops.filter((c) => c.clientWindow === current?.clientWindow).at(-1)?.context;
+    }
+    const { context } = await this.#call<{ context: string }>('browsingContext.create', { type, userContext: this.#userContext, background: true, ...(referenceContext && { referenceContext }) });
     this.#window(context);
     return context;
   }
@@ -365,6 +419,7 @@ export class FirefoxContext implements DrivenBrowser {
   async activateWindow(handle: string): Promise<void> {
     this.#open(handle);
     await this.#call('browsingContext.activate', { context: handle });
+    this.#activated = handle;
   }
 
   async #clientWindow(handle: string): Promise<{ clientWindow: string; x: number; y: number; width: number; height: number; state: WindowState }> {
@@ -556,7 +611,7 @@ export class FirefoxContext implements DrivenBrowser {
         walk(node.children);
       }
     };
-    walk((await this.#tree()).filter((c) => c.userContext === this.#userContext));
+    walk((await this.#tree()).filter((c) => this.#channel.userContexts.has(c.userContext!)));
     return ids;
   }
 

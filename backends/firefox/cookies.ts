@@ -1,6 +1,10 @@
-// Cookies over BiDi's storage module, in the session's user context. BiDi answers every cookie
+// Cookies over BiDi's storage module, in the window's user context. BiDi answers every cookie
 // of the partition; the W3C commands are about the current document's (RFC 6265 §5.4: domain,
-// path and the Secure flag decide), so they are matched here against the document's URL.
+// path and the Secure flag decide), so they are matched here against the document's URL. A
+// cookie added is the user context's, in no partition: as geckodriver adds it (Marionette's
+// cookie.add, no partition key), so that every window of the user context has it, and
+// Firefox's network events list it among a request's cookies (a cookie stored under the
+// page's partition key is sent but not listed there).
 import type { CookieData, DrivenBrowser } from '../backend.ts';
 import { isIP } from 'node:net';
 import { pathMatches } from '../shared.ts';
@@ -24,6 +28,8 @@ export class FirefoxCookies {
   constructor(
     readonly channel: Channel,
     readonly url: (handle: string) => Promise<string>,
+    /** The user context of a window. */
+    readonly userContextOf: (handle: string) => string,
   ) {}
 
   async #visible(handle: string): Promise<BidiCookie[]> {
@@ -58,7 +64,7 @@ export class FirefoxCookies {
         ...(cookie.sameSite && { sameSite: cookie.sameSite.toLowerCase() }),
         ...(cookie.expiry !== undefined && { expiry: cookie.expiry }),
       },
-      partition: { type: 'context', context: handle },
+      partition: { type: 'storageKey', userContext: this.userContextOf(handle) },
     });
     return answer.type === 'success';
   }

@@ -27,6 +27,14 @@ const OWN_CLEANUP: Record<string, (channel: Channel, id: string) => Promise<unkn
 const UNSENT_PER_DOCUMENT = 1000;
 const UNSENT_CHARS = 8 * 1024 * 1024;
 
+/** The session's classic side: told of the user contexts its client makes and removes (they are the session's). */
+export interface SessionSide {
+  gained(userContext: string): Promise<void>;
+  lost(userContext: string): void;
+  /** Whether the tab of a browsing context shows a prompt for credentials (./credentials.ts). */
+  asksForCredentials(context: string): boolean;
+}
+
 /** A table's entry for a method a client named (never one of Object's own members). */
 function entry<T>(table: Record<string, T>, method: string): T | undefined {
   return Object.hasOwn(table, method) ? table[method] : undefined;
@@ -53,9 +61,12 @@ export class FirefoxBidiEndpoint implements BidiEndpoint {
   #held: BidiMessage[] | undefined;
   #subscribing = 0;
 
+  readonly #session: SessionSide | undefined;
+
   /** `ownBrowser`: no other session shares the browser (BidiOptions.ownBrowser). */
-  constructor(channel: Channel, primary: string, ownBrowser: boolean) {
+  constructor(channel: Channel, primary: string, ownBrowser: boolean, session?: SessionSide) {
     this.#channel = channel;
+    this.#session = session;
     this.#scope = new ClientScope(channel, primary);
     this.#ownership = new ClientOwnership(channel, ownBrowser);
     channel.onEvent((message) => {
@@ -81,6 +92,10 @@ export class FirefoxBidiEndpoint implements BidiEndpoint {
       if (method === 'session.subscribe') return { type: 'success', result: await this.#subscribe(params) };
       if (method === 'session.unsubscribe') return { type: 'success', result: await this.#unsubscribe(params) };
       const scoped = this.#scope.command(method, params);
+      if (method === 'browsingContext.handleUserPrompt' && this.#promptsForCredentials(scoped)) {
+        // Firefox's own answer for its prompt for credentials (the session shows it in its place).
+        return { type: 'error', error: 'unsupported operation', message: 'Prompts of type "promptUserAndPass" are not supported' };
+      }
       const decided = await this.#ownership.command(method, scoped);
       if (decided) return decided;
       // An answer that is neither reported otherwise nor tracked here goes on as Firefox wrote it.
@@ -95,6 +110,12 @@ export class FirefoxBidiEndpoint implements BidiEndpoint {
       if (e instanceof BidiError || e instanceof InvalidArgument) return { type: 'error', error: e.error, message: e.message };
       return { type: 'error', error: 'unknown error', message: (e as Error).message };
     }
+  }
+
+  /** Whether a well-formed browsingContext.handleUserPrompt names a tab that asks for credentials. */
+  #promptsForCredentials({ context, accept, userText }: Params): boolean {
+    const wellFormed = typeof context === 'string' && (accept === undefined || typeof accept === 'boolean') && (userText === undefined || typeof userText === 'string');
+    return wellFormed && this.#session?.asksForCredentials(context) === true;
   }
 
   /**
@@ -217,10 +238,15 @@ export class FirefoxBidiEndpoint implements BidiEndpoint {
       if (typeof result.userContext !== 'string') return;
       const userContext = result.userContext;
       this.#added.push(() => this.#channel.send('browser.removeUserContext', { userContext }));
-      // Its subscriptions for every context cover the new user context before the client hears of it.
-      await this.#channel.gainUserContext(userContext);
+      // Its subscriptions for every context cover the new user context before the client hears
+      // of it, and so do the session's classic commands' (Switch To Window reaches its tabs).
+      await Promise.all([this.#channel.gainUserContext(userContext), this.#session?.gained(userContext)]);
     },
-    'browser.removeUserContext': (_result, params) => void this.#channel.userContexts.delete(this.#scope.userContext(params.userContext) as string),
+    'browser.removeUserContext': (_result, params) => {
+      const userContext = this.#scope.userContext(params.userContext) as string;
+      this.#channel.userContexts.delete(userContext);
+      this.#session?.lost(userContext);
+    },
   };
 
   /** The client went: what it left in the shared session goes; its windows stay with the session. */

@@ -11,12 +11,34 @@ import WebSocket from 'ws';
 import { SERIALIZED } from '../backend.ts';
 import { withinBound } from '../shared.ts';
 import { ACK_AFTER_MESSAGE_MS, FrameBoundaries } from './frames.ts';
-import { Channel, type BidiMessage } from './channel.ts';
+import { Channel, type BidiMessage, type CredentialsRequest } from './channel.ts';
 
-export { BidiError, Channel, RecentIds, type BidiMessage, type SubscriptionScope } from './channel.ts';
+export { BidiError, Channel, RecentIds, type BidiMessage, type CredentialsRequest, type SubscriptionScope } from './channel.ts';
 
 /** The sandbox the gateway's own scripts run in (./script.ts): its realms are no client's. */
 export const GATEWAY_SANDBOX = 'wdgate';
+
+/**
+ * The hub's own subscriptions, for the whole browser (the first Firefox registers for each event,
+ * so the first it tells of one):
+ * - where contexts and realms are, and whose (contextCreated, contextDestroyed, realmCreated,
+ *   realmDestroyed);
+ * - browsingContext.fragmentNavigated: Firefox 153 names no browsing context in its own event
+ *   (NavigationManager's "fragment-navigated" has no contextId), so a subscription scoped to
+ *   contexts or user contexts never gets one (checked on a Firefox of its own); channels get
+ *   it by their own subscriptions (./subscriptions.ts);
+ * - network.authRequired, held by the hub's own intercept: a request for credentials no
+ *   client's intercept holds becomes its session's user prompt (promptForCredentials), never
+ *   Firefox's own prompt, which nothing the gateway speaks can see or answer.
+ */
+const ROOT_EVENTS = [
+  'browsingContext.contextCreated',
+  'browsingContext.contextDestroyed',
+  'browsingContext.fragmentNavigated',
+  'network.authRequired',
+  'script.realmCreated',
+  'script.realmDestroyed',
+];
 
 /** Answers at least this long may pass through unparsed; smaller ones cost little to parse. */
 const PASS_THROUGH_MIN_CHARS = 16 * 1024;
@@ -60,6 +82,8 @@ export class BidiHub {
   readonly #windowRealms = new Map<string, string>();
   #nextId = 0;
   #closed = false;
+  /** Commands that open or close OS windows, one after another (#changesWindows). */
+  #windowChanges: Promise<unknown> = Promise.resolve();
   /** A pong on its way: at once ('now'), or a timer after an answer. */
   #acknowledging: 'now' | NodeJS.Timeout | undefined;
   /** Commands sent so far, and when the last message came: one sent after it carried its ACK. */
@@ -100,8 +124,11 @@ export class BidiHub {
       capabilities: { alwaysMatch: { acceptInsecureCerts, unhandledPromptBehavior: { default: 'ignore' } } },
     });
     hub.capabilities = capabilities;
-    // The hub's own view of which context belongs to whom: every context, every realm.
-    await root.call('session.subscribe', { events: ['browsingContext.contextCreated', 'browsingContext.contextDestroyed', 'script.realmCreated', 'script.realmDestroyed'] });
+    // The hub's own view of which context belongs to whom: every context, every realm; and the
+    // events that only a subscription for the whole browser brings (ROOT_EVENTS).
+    await root.call('session.subscribe', { events: ROOT_EVENTS });
+    // Every request for credentials is held for the gateway (promptForCredentials, unless a client's own intercept holds it).
+    await root.call('network.addIntercept', { phases: ['authRequired'] });
     const { contexts } = await root.call<{ contexts: TreeNode[] }>('browsingContext.getTree', {});
     hub.#learnTree(contexts, null);
     hub.#channels.delete(root);
@@ -127,6 +154,30 @@ export class BidiHub {
   }
 
   send(channel: Channel, method: string, params: Record<string, unknown>, passThrough = false): Promise<BidiMessage> {
+    if (!this.#changesWindows(method, params)) return this.#send(channel, method, params, passThrough);
+    const turn = this.#windowChanges.then(() => this.#send(channel, method, params, passThrough));
+    this.#windowChanges = turn;
+    return turn;
+  }
+
+  /**
+   * Whether a command opens an OS window or may close one: Firefox opens a window from its most
+   * recent one, and when that one is closing (another session's ending, its user context
+   * removed) the new window never comes and browsingContext.create never answers (checked on a
+   * Firefox of its own, every time). Such commands of all sessions run one at a time. A close
+   * that may ask the page first (promptUnload) is not held back for: its answer may wait for a user.
+   */
+  #changesWindows(method: string, params: Record<string, unknown>): boolean {
+    if (method === 'browser.removeUserContext') return true;
+    if (method === 'browsingContext.create') return params.type === 'window';
+    if (method !== 'browsingContext.close' || params.promptUnload === true || typeof params.context !== 'string') return false;
+    // The last tab of its window: the window closes with it.
+    const info = this.#contexts.get(params.context);
+    if (!info || info.parent !== null) return false;
+    return info.clientWindow === undefined || ![...this.#contexts].some(([id, other]) => id !== params.context && other.parent === null && other.clientWindow === info.clientWindow);
+  }
+
+  #send(channel: Channel, method: string, params: Record<string, unknown>, passThrough: boolean): Promise<BidiMessage> {
     if (this.#closed) return Promise.resolve({ type: 'error', error: 'unknown error', message: 'the browser is gone' });
     const id = ++this.#nextId;
     return new Promise((reply) => {
@@ -166,6 +217,14 @@ export class BidiHub {
   /** The user context of a realm, if known (also once its browsing context is gone). */
   userContextOfRealm(realm: string): string | undefined {
     return this.#realms.get(realm)?.userContext;
+  }
+
+  /** The top-level context made last of those in `userContexts`, if any is open. */
+  newestTopLevel(userContexts: ReadonlySet<string>): string | undefined {
+    let newest: string | undefined;
+    // A Map iterates in the order its keys were added: the order Firefox told of the contexts.
+    for (const [id, info] of this.#contexts) if (info.parent === null && userContexts.has(info.userContext)) newest = id;
+    return newest;
   }
 
   /** Top-level contexts in a user context. */
@@ -260,8 +319,11 @@ export class BidiHub {
     if (userContext !== undefined) {
       for (const channel of this.#channels) if (channel.userContexts.has(userContext) && channel.offer(message, method, top, userContext, size)) goneOnWith = true;
     }
-    // Blocked by another session's intercept (or one whose client does not listen): on at once.
-    if (params.isBlocked === true && !goneOnWith) this.#goOn(method, params);
+    // Blocked by the gateway's or another session's intercept (or one whose client does not listen): on at once.
+    if (params.isBlocked === true && !goneOnWith) {
+      if (method === 'network.authRequired') this.promptForCredentials(params as unknown as CredentialsRequest);
+      else this.#goOn(method, params);
+    }
     // Forgotten after delivery: a destroyed context's event still names its user context.
     if (method === 'browsingContext.contextDestroyed') this.#forgetTree(params as unknown as TreeNode);
     if (method === 'script.realmDestroyed') {
@@ -283,7 +345,27 @@ export class BidiHub {
     return this.#gatewayRealms.has(realm);
   }
 
-  /** A blocked request no client is to go on with: on as if never blocked (BiDi §7.4: its phase's "continue"). */
+  /**
+   * A request for credentials that goes on as by Firefox's default (no client's intercept holds
+   * it, or its client answered "default"): Firefox would show its own prompt, which no command
+   * of the gateway could see or answer (the browser is headless; BiDi tells of it in no event).
+   * The session whose user context it is shows it as a user prompt of its own instead, as
+   * geckodriver shows Firefox's (./context.ts); a request no session's is cancelled.
+   */
+  promptForCredentials(params: CredentialsRequest): void {
+    const userContext = params.context === null ? undefined : this.userContextOf(params.context);
+    for (const channel of this.#channels) {
+      if (userContext === undefined || !channel.userContexts.has(userContext) || !channel.promptForCredentials) continue;
+      return channel.promptForCredentials(params);
+    }
+    this.#goOn('network.authRequired', params as unknown as Record<string, unknown>);
+  }
+
+  /**
+   * A blocked request no client is to go on with: on as if never blocked (BiDi §7.4: its phase's
+   * "continue"); a request for credentials no session shows is cancelled (its 401 or 407
+   * response is the document).
+   */
   #goOn(method: string, params: Record<string, unknown>): void {
     const request = (params.request as { request?: unknown } | undefined)?.request;
     const root = this.channel([]);
@@ -293,7 +375,7 @@ export class BidiHub {
         : method === 'network.responseStarted'
           ? root.send('network.continueResponse', { request })
           : method === 'network.authRequired'
-            ? root.send('network.continueWithAuth', { request, action: 'default' })
+            ? root.send('network.continueWithAuth', { request, action: 'cancel' })
             : undefined;
     // Its answer does not matter (the request may be gone already).
     void (sent ?? Promise.resolve()).finally(() => this.forget(root));

@@ -5,7 +5,7 @@
 // word that answer as Firefox does, and check every other parameter as it does first, Firefox is
 // asked the same command with an id nobody has. An extension would reach every session of the
 // browser: installed only by a session that has its browser to itself.
-import { BidiError, RecentIds, type BidiMessage, type Channel } from './channel.ts';
+import { BidiError, RecentIds, type BidiMessage, type Channel, type CredentialsRequest } from './channel.ts';
 import type { Params } from './scope.ts';
 
 /** An id Firefox never gives (its ids are numbers and UUIDs): what a command naming another session's thing is asked with. */
@@ -31,7 +31,10 @@ export class ClientOwnership {
    * id), or that this decides itself; undefined when the command goes to Firefox as it is.
    */
   async command(method: string, params: Params): Promise<BidiMessage | undefined> {
-    if (ON_BLOCKED.has(method)) return this.#mine(this.#channel.blocked, params.request) ? undefined : this.#asNobodys(method, params, 'request');
+    if (ON_BLOCKED.has(method)) {
+      if (!this.#mine(this.#channel.blocked, params.request)) return this.#asNobodys(method, params, 'request');
+      return method === 'network.continueWithAuth' && params.action === 'default' ? this.#byDefault(params.request as string) : undefined;
+    }
     switch (method) {
       case 'network.removeIntercept':
         return this.#mine(this.#channel.intercepts, params.intercept) ? undefined : this.#asNobodys(method, params, 'intercept');
@@ -85,6 +88,19 @@ export class ClientOwnership {
       default:
         if (ON_BLOCKED.has(method)) this.#channel.blocked.delete(params.request as string);
     }
+  }
+
+  /**
+   * network.continueWithAuth with action "default" on a request held for credentials: Firefox
+   * would show its own prompt, which nothing can answer here; the session shows it as its user
+   * prompt instead (BidiHub.promptForCredentials). Firefox answers such a command with success.
+   */
+  #byDefault(request: string): BidiMessage | undefined {
+    const blocked = this.#channel.blocked.get(request);
+    if (blocked?.event.method !== 'network.authRequired') return undefined; // another phase: Firefox answers
+    this.#channel.blocked.delete(request);
+    this.#channel.hub.promptForCredentials(blocked.event.params as CredentialsRequest);
+    return { type: 'success', result: {} };
   }
 
   /** Whether `id` is among the client's own (a malformed one goes to Firefox, which refuses it). */

@@ -118,7 +118,13 @@ export class ClientScope {
     if (typeof params.userContext === 'string') set('userContext', this.userContext(params.userContext));
     if (Array.isArray(params.userContexts)) set('userContexts', params.userContexts.map((u) => this.userContext(u)));
     if (method === 'browser.removeUserContext' && scoped.userContext === this.#primary) throw new InvalidArgument('Default user context cannot be removed');
-    if (DEFAULT_USER_CONTEXT.has(method) && !given(params.userContext)) set('userContext', this.#primary);
+    // A new tab next to a reference context is of the reference's user context (Firefox's
+    // create); without either, of the default one: the session's.
+    if (DEFAULT_USER_CONTEXT.has(method) && !given(params.userContext) && !(method === 'browsingContext.create' && given(params.referenceContext))) set('userContext', this.#primary);
+    // Firefox opens a tab without a reference context in its most recent window, which may be
+    // another session's (one closing as the tab opens, then the tab never loads): the
+    // session's own newest window is the reference (the window a Firefox of its own would use).
+    if (method === 'browsingContext.create' && params.type === 'tab' && !given(params.referenceContext)) set('referenceContext', this.#channel.hub.newestTopLevel(this.#channel.userContexts));
     if (STORAGE.has(method)) set('partition', this.#partition(params.partition));
     const scoping = entry(UNSCOPED_IS_GLOBAL, method);
     if (scoping && !scoping.keys.some((key) => (scoping.nullIsAbsent ? given(params[key]) : params[key] !== undefined))) {

@@ -14,6 +14,7 @@ import { logsObserver } from './logging.ts';
 import type { PageNotes } from './notes.ts';
 import { adoptSharedIds } from './shared-ids.ts';
 import { handleAnyUserPrompts } from './prompts.ts';
+import { ENDING_WAITS_AT_MOST_MS } from './session.ts';
 import { Sessions, type AnySession } from './sessions.ts';
 import type { ConfiguredRoute } from './routing.ts';
 
@@ -280,7 +281,7 @@ export class Gateway {
       } finally {
         session.notes = undefined;
       }
-    });
+    }, command.endsSession && ENDING_WAITS_AT_MOST_MS);
   }
 
   /** Take no new session (SIGTERM), after the drain notice period; running sessions go on until close(). */

@@ -51,7 +51,9 @@ export function getPromptHandler(behavior: PromptHandlerConfig, type: PromptType
   return { handler: 'dismiss', notify: true };
 }
 
+/** The handler's type for a prompt: a request for credentials is none of the spec's, so "default" (as geckodriver has it). */
 function promptType(prompt: UserPrompt): PromptType {
+  if (prompt.type === 'credentials') return 'default';
   return prompt.type === 'beforeunload' ? 'beforeUnload' : prompt.type;
 }
 

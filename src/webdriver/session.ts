@@ -37,6 +37,13 @@ export interface SessionInit {
 /** How long what ends with a session may take before its context is given back anyway. */
 const FINISH_BOUND_MS = 20_000;
 
+/**
+ * How long Delete Session waits for the commands before it to finish: past that it ends the
+ * session all the same (a command that does not finish, a navigation to a page that never
+ * loads say, keeps no session), and they end with it.
+ */
+export const ENDING_WAITS_AT_MOST_MS = 5_000;
+
 export class Session {
   readonly kind = 'driven' as const;
   readonly id: string;
@@ -137,15 +144,26 @@ export class Session {
     return this.browser.browserName;
   }
 
-  /** Run `task` after every earlier command of this session has finished. */
-  serialize<T>(task: () => Promise<T>): Promise<T> {
+  /**
+   * Run `task` after every earlier command of this session has finished, or once `waitAtMostMs`
+   * passed (Delete Session: ENDING_WAITS_AT_MOST_MS).
+   */
+  serialize<T>(task: () => Promise<T>, waitAtMostMs?: number): Promise<T> {
     this.inFlight++;
-    const run = this.#queue.then(task, task).finally(() => {
+    const run = this.#earlier(waitAtMostMs).then(task, task).finally(() => {
       this.inFlight--;
       this.lastActivity = Date.now();
     });
     this.#queue = run.catch(() => {});
     return run;
+  }
+
+  /** The commands before: all of them finished, or `boundMs` passed. */
+  #earlier(boundMs: number | undefined): Promise<unknown> {
+    if (boundMs === undefined) return this.#queue;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, boundMs)));
+    return Promise.race([this.#queue, bound]).finally(() => clearTimeout(timer));
   }
 
   /** The current top-level window, or `no such window` if it has been closed (spec). */

@@ -337,6 +337,7 @@ function matchBackends(
 
 export const deleteSession = sessionCommand({
   handlesUserPrompts: false, // spec §16: its steps leave user prompts alone
+  endsSession: true,
   async handler({ gateway, session }) {
     // The client has its answer at once; the browser ends in the background (and the gateway's
     // shutdown still waits for it).

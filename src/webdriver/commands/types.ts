@@ -20,6 +20,8 @@ export type Command =
       params?: Parser<unknown>;
       /** Spec: the command's steps "handle any user prompts" before acting (see sessionCommand). */
       handlesUserPrompts: boolean;
+      /** Delete Session: it waits for the commands before it at most a bound (see sessionCommand). */
+      endsSession?: true;
       handler(ctx: SessionCommandContext, params: unknown): Promise<unknown> | unknown;
     };
 
@@ -32,12 +34,18 @@ export function sessionCommand<P>(def: {
    * Timeouts, Get Window Handle(s), Switch To Window, Release Actions and the alert commands.
    */
   handlesUserPrompts?: boolean;
+  /**
+   * Delete Session: the session ends even while a command before it still runs (after
+   * ENDING_WAITS_AT_MOST_MS, src/webdriver/session.ts); any other waits for those before it.
+   */
+  endsSession?: true;
   handler(ctx: SessionCommandContext, params: P): Promise<unknown> | unknown;
 }): Command {
   return {
     session: true,
     params: def.params,
     handlesUserPrompts: def.handlesUserPrompts ?? true,
+    ...(def.endsSession && { endsSession: true }),
     handler: def.handler as Command['handler'],
   } as Command;
 }
