@@ -6,7 +6,7 @@ import type { Gateway } from '../webdriver/gateway.ts';
 import type { PassThroughSession } from '../webdriver/pass-through.ts';
 import { forwardedReports } from '../webdriver/reports.ts';
 import { matchRoute } from '../webdriver/routes.ts';
-import { passThroughRefusal, rememberUpload, UPLOADS } from '../webdriver/pass-through-policy.ts';
+import { passThroughVerdict, rememberUpload, UPLOADS, type PassThroughVerdict } from '../webdriver/pass-through-policy.ts';
 import type { Forwarder } from './forward.ts';
 import { JSON_TYPE, send, sendError, STATUS_TEXT, type ResponseState } from './respond.ts';
 
@@ -51,14 +51,16 @@ export function forwardRequest(request: Forwarded): void {
   const urlParams = route.kind === 'found' ? route.urlParams : {};
   // The policy's turn (a file: URL, a file input on this machine), then the seam's (what a Send
   // Keys types is checked for a password field upstream); on the hot path neither waits.
-  const refusal = passThroughRefusal(session, name, urlParams, params);
+  const verdict = passThroughVerdict(session, name, urlParams, params);
   const refuse = (message: string) => {
     const e = error('invalid argument', message);
     gateway.seam.answered({ kind: 'forwarded', name, session, urlParams, startedAt, durationMs: performance.now() - started, error: { code: e.code, message: e.message } }, params);
     sendError(res, state, e);
   };
-  if (typeof refusal === 'string') return refuse(refusal);
-  const proceed = () => {
+  // The seam sees what the client sent (its paths), the upstream what the policy handed over.
+  const proceed = (decided: PassThroughVerdict) => {
+    if (typeof decided === 'string') return refuse(decided);
+    if (decided) request.body = decided.body;
     const before = gateway.seam.before(session, { kind: 'forwarded', name, urlParams, params });
     const forward = () => forwardNow(request, { name, urlParams }, deleting, params);
     if (!before) return forward();
@@ -68,13 +70,12 @@ export function forwardRequest(request: Forwarded): void {
       forward();
     });
   };
-  if (!refusal) return proceed();
+  if (!(verdict instanceof Promise)) return proceed(verdict);
   session.inFlight++;
-  void refusal.then(
-    (refused) => {
+  void verdict.then(
+    (decided) => {
       session.inFlight--;
-      if (refused) refuse(refused);
-      else proceed();
+      proceed(decided);
     },
     (e: Error) => {
       session.inFlight--;

@@ -3,6 +3,7 @@
 // its commands: the HTTP edge forwards them (src/server/forward.ts).
 import type { UpstreamSession } from '../../backends/backend.ts';
 import type { SessionOptions } from './session-options.ts';
+import { OwnFiles, type SessionReach } from './session-files.ts';
 
 export class PassThroughSession {
   readonly kind = 'pass-through' as const;
@@ -20,15 +21,15 @@ export class PassThroughSession {
   inFlight = 0;
   /** Delete Session was forwarded upstream already: ending does not send it again. */
   deletedUpstream = false;
-  /** Its principal may reach the machine's files (file: URLs; backends/policy/urls.ts). */
-  readonly files: boolean;
+  /** What of the machine's files and URLs it may reach (file: URLs, file inputs; pass-through-policy.ts), and its own folder. */
+  readonly files: OwnFiles;
   /** Paths the upstream answered this session's uploads with: the files its file inputs may take (server/forwarding.ts). */
   readonly uploads = new Set<string>();
   readonly #release: () => void;
 
-  constructor(init: { id: string; owner: string; files: boolean; upstreamName: string; upstream: UpstreamSession; options: SessionOptions; release: () => void }) {
+  constructor(init: { id: string; owner: string; reach: SessionReach; upstreamName: string; upstream: UpstreamSession; options: SessionOptions; release: () => void }) {
     this.id = init.id;
-    this.files = init.files;
+    this.files = new OwnFiles(init.reach);
     this.options = init.options;
     this.owner = init.owner;
     this.upstreamName = init.upstreamName;
@@ -61,5 +62,8 @@ export class PassThroughSession {
     await this.upstream.end(this.deletedUpstream).catch(() => {});
   }
 
-  async removeTemporaryFiles(): Promise<void> {}
+  /** Remove the session's own folder (files copied for its browser). Never throws. */
+  removeTemporaryFiles(): Promise<void> {
+    return this.files.remove();
+  }
 }

@@ -1,6 +1,5 @@
 // One WebDriver session (spec §8 "Sessions"): its browser, current browsing context, timeouts
 // and negotiated behaviour. Commands of a session run one at a time, in arrival order.
-import { giveToBrowsers, type SessionFiles } from '../../backends/policy/index.ts';
 import type { BidiEndpoint, BrowsingContext, DrivenBrowser, PageLoadStrategy } from '../../backends/backend.ts';
 import type { Logger } from '../base/log.ts';
 import type { SessionOptions } from './session-options.ts';
@@ -8,11 +7,9 @@ import type { PageNotes } from './notes.ts';
 import type { TimeoutsConfiguration } from './capabilities.ts';
 import { error } from './errors.ts';
 import { watchUserPrompts } from './prompts.ts';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { OwnFiles, type SessionReach } from './session-files.ts';
 
-/** Per-session temporary directories (uploads): `<prefix><gateway pid>-<random>`. */
-export const SESSION_DIR_PREFIX = 'wdgate-session-';
+export { SESSION_DIR_PREFIX } from './session-files.ts';
 
 export type PromptHandlerConfig = string | Record<string, string>;
 
@@ -29,7 +26,7 @@ export interface SessionInit {
   /** The principal that created the session (src/server/auth.ts): only it may use the session. */
   owner: string;
   /** What of the machine it may reach: its principal's `files`, the operator's fileInputDirectories; where its own folder goes (tempDir). */
-  reach: { files: boolean; directories: string[] | null; tempDir: string };
+  reach: SessionReach;
   /** Give the browser back (its context is disposed of) and the session's slot. Never throws. */
   release(): Promise<void>;
 }
@@ -58,7 +55,7 @@ export class Session {
   readonly log: Logger;
   readonly owner: string;
   /** What of the machine's files and URLs it may reach (backends/policy/): asked on every path. */
-  readonly files: SessionFiles;
+  readonly files: OwnFiles;
   /** The current top-level browsing context's window handle; null once it was closed. */
   currentWindow: string | null;
   /** Frame path of the current browsing context below the top level (empty: top level). */
@@ -101,8 +98,7 @@ export class Session {
     this.options = init.options;
     this.log = init.log;
     this.owner = init.owner;
-    const { files, directories, tempDir } = init.reach;
-    this.files = { files, directories, ownDirectory: () => this.madeTemporaryDirectory(), makeOwnDirectory: () => this.temporaryDirectory(tempDir) };
+    this.files = new OwnFiles(init.reach);
     this.currentWindow = init.browser.initialWindow;
     this.release = init.release;
     // Spec §16: beforeunload prompts are handled as they open (src/webdriver/prompts.ts).
@@ -185,32 +181,9 @@ export class Session {
     return { window, frames: this.frames };
   }
 
-  // ── Temporary files (remote file upload, commands/upload.ts) ──────────────────────────────
-  #tempDir: Promise<string> | undefined;
-
-  /**
-   * This session's own temporary directory below `base`, made on first use: the browsers' user's
-   * (its browser reads the uploads and writes the downloads there; backends/policy/browser-user.ts).
-   */
-  temporaryDirectory(base: string): Promise<string> {
-    this.#tempDir ??= mkdtemp(join(base, `${SESSION_DIR_PREFIX}${process.pid}-`)).then(async (dir) => {
-      await giveToBrowsers(dir);
-      return dir;
-    });
-    return this.#tempDir;
-  }
-
-  /** The temporary directory, if one was made (uploads). */
-  async madeTemporaryDirectory(): Promise<string | undefined> {
-    return this.#tempDir?.catch(() => undefined);
-  }
-
-  /** Remove the temporary directory and all in it (when the session ends). Never throws. */
-  async removeTemporaryFiles(): Promise<void> {
-    const made = this.#tempDir;
-    if (!made) return;
-    const dir = await made.catch(() => undefined);
-    if (dir) await rm(dir, { recursive: true, force: true }).catch(() => {});
+  /** Remove the session's own folder and all in it (when the session ends). Never throws. */
+  removeTemporaryFiles(): Promise<void> {
+    return this.files.remove();
   }
 }
 

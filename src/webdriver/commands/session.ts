@@ -210,7 +210,7 @@ async function emulate(gateway: Gateway, session: Session, spec: LaunchSpec): Pr
 async function keepDownloads(gateway: Gateway, session: Session): Promise<void> {
   try {
     if (!session.browser.saveDownloadsTo) throw error('session not created', `se:downloadsEnabled: the ${session.browser.browserName} browser of this backend cannot keep downloads`);
-    const directory = join(await session.temporaryDirectory(gateway.environment.tempDir), 'downloads');
+    const directory = join(await session.files.makeOwnDirectory(), 'downloads');
     await mkdir(directory);
     await session.browser.saveDownloadsTo(directory);
     session.downloads = directory;
@@ -258,7 +258,7 @@ async function createPassThroughSession(
   const session = new PassThroughSession({
     id: randomUUID(),
     owner: principal.name,
-    files: principal.files === true,
+    reach: { files: principal.files === true, directories: gateway.fileInputDirectories, tempDir: gateway.environment.tempDir },
     upstreamName: spec.upstream,
     upstream,
     options,

@@ -48,7 +48,7 @@ export const uploadFile = sessionCommand({
       if (e instanceof ZipError) throw error('invalid argument', `file: ${e.message}`);
       throw e;
     }
-    const sessionDir = await session.temporaryDirectory(gateway.environment.tempDir);
+    const sessionDir = await session.files.makeOwnDirectory();
     const uploadDir = await mkdtemp(join(sessionDir, 'upload-'));
     const path = resolve(uploadDir, entry.name);
     // readZip refused names that leave the directory; this guards the guard.
