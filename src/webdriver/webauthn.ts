@@ -72,3 +72,22 @@ export function webAuthnCapabilities(browser: DrivenBrowser): Record<string, tru
   if (!browser.virtualAuthenticators) return {};
   return { 'webauthn:virtualAuthenticators': true, ...Object.fromEntries(EXTENSIONS.map((extension) => [`webauthn:extension:${extension}`, true as const])) };
 }
+
+/** The `webauthn:` capabilities a New Session asked for, each checked to be a boolean (§11.1: invalid argument otherwise). */
+export function askedWebAuthnCapabilities(capabilities: Record<string, unknown>): string[] {
+  const asked: string[] = [];
+  for (const [name, value] of Object.entries(capabilities)) {
+    if (!name.startsWith('webauthn:')) continue;
+    if (typeof value !== 'boolean') throw error('invalid argument', `${name} must be a boolean`);
+    if (value) asked.push(name);
+  }
+  return asked;
+}
+
+/** Why the leased browser does not match the `webauthn:` capabilities asked true (they are matched, §11.1), or null. */
+export function webAuthnMismatch(asked: readonly string[], browser: DrivenBrowser): string | null {
+  const had = webAuthnCapabilities(browser);
+  const missing = asked.filter((name) => !(name in had));
+  if (missing.length === 0) return null;
+  return `${missing.join(', ')}: the ${browser.browserName} browser of this backend has ${browser.virtualAuthenticators ? 'not that extension' : 'no virtual authenticators'}`;
+}

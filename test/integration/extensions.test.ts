@@ -153,6 +153,10 @@ describe('Chromium (native backend)', () => {
   test('WebAuthn: a virtual authenticator makes and uses a passkey in the page; credentials added, read, removed; user verification', async () => {
     const driver = (await chromeDriver()) as WebAuthnDriver;
     try {
+      // Answered as chromedriver answers them (WebAuthn §11.1).
+      const caps = await driver.getCapabilities();
+      assert.equal(caps.get('webauthn:virtualAuthenticators'), true);
+      assert.equal(caps.get('webauthn:extension:prf'), true);
       await driver.get(site.page('<p>passkeys</p>'));
       const options = new VirtualAuthenticatorOptions();
       options.setTransport('internal' as never);
@@ -424,6 +428,23 @@ describe('Firefox (native backend, WebDriver BiDi)', () => {
     await (driver as firefox.Driver).setContext(firefox.Context.CONTENT);
     await assert.rejects((driver as firefox.Driver).setContext(firefox.Context.CHROME), /chrome context is not offered/);
     for (const path of ['/webauthn/authenticator', '/fedcm/resetcooldown']) assert.equal((await rawOn(driver, 'POST', path, { protocol: 'ctap2', transport: 'usb' })).value.error, 'unsupported operation', path);
+  });
+
+  test('webauthn: capabilities are matched (WebAuthn §11.1): asked of a browser without virtual authenticators, no session; not a boolean, invalid argument', async () => {
+    const ask = (caps: Record<string, unknown>) => allowing.client.raw('POST', '/session', { capabilities: { alwaysMatch: { browserName: 'firefox', 'moz:firefoxOptions': { args: ['-headless'] }, ...caps } } });
+    const none = await ask({ 'webauthn:virtualAuthenticators': true });
+    assert.equal(none.status, 500, JSON.stringify(none.value));
+    assert.equal(none.value.error, 'session not created');
+    assert.match(none.value.message, /webauthn:virtualAuthenticators: the firefox browser of this backend has no virtual authenticators/);
+    const bad = await ask({ 'webauthn:extension:prf': 'yes' });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.value.error, 'invalid argument');
+    // Asked false, it matches any browser.
+    const plain = await ask({ 'webauthn:virtualAuthenticators': false });
+    assert.equal(plain.status, 200, JSON.stringify(plain.value));
+    await allowing.client.raw('DELETE', `/session/${plain.value.sessionId}`);
+    // The session the refusal ended gave its context back (only the shared driver's is leased).
+    await eventually(async () => (await allowing.client.leasedContexts()) === 1, 'a context of the refused session is still leased');
   });
 
   test('add-ons, where the operator allows them: into a browser of its own only, a path only from the allowed directories', async () => {

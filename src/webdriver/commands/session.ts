@@ -25,7 +25,7 @@ import type { SessionFacts } from '../seam.ts';
 import { globalCommand, sessionCommand } from './types.ts';
 import { sessionOptions, type SessionOptions } from '../session-options.ts';
 import { keepLogs, loggingPrefs, type LoggingPrefs } from '../logging.ts';
-import { webAuthnCapabilities } from '../webauthn.ts';
+import { askedWebAuthnCapabilities, webAuthnCapabilities, webAuthnMismatch } from '../webauthn.ts';
 import { PRINCIPAL_CAPABILITY, takePrincipalClaim } from '../relayed.ts';
 
 const DEFAULT_PROMPT_BEHAVIOR = 'dismiss and notify';
@@ -93,8 +93,9 @@ async function createSession(
   // wdgate:options.ownBrowser: a browser no other session shares, ended with the session.
   const ownBrowser = (capabilities['wdgate:options'] as Record<string, unknown> | undefined)?.ownBrowser;
   if (ownBrowser !== undefined && typeof ownBrowser !== 'boolean') throw error('invalid argument', 'wdgate:options.ownBrowser must be a boolean');
-  // chromedriver's logs (goog:loggingPrefs): checked before a browser is leased.
+  // chromedriver's logs (goog:loggingPrefs) and the WebAuthn capabilities' types: checked before a browser is leased.
   const logging = loggingPrefs(capabilities);
+  const webAuthn = askedWebAuthnCapabilities(capabilities);
   // BiDi (webSocketUrl): unless the backend scopes its BiDi end to the session, the engine's
   // BiDi end sees its whole browser, so the session gets a browser of its own (a pool key of its
   // own), as one that asked for it does. A backend without BiDi answers no URL, and clients stay
@@ -136,6 +137,12 @@ async function createSession(
   });
   session.ownBrowser = lease.ownBrowser;
   gateway.sessions.add(session);
+  // What the browser has is known once it is leased: asked and not had, the capabilities do not match.
+  const mismatch = webAuthnMismatch(webAuthn, browser);
+  if (mismatch) {
+    await gateway.sessions.end(session, 'its capabilities did not match the browser');
+    throw error('session not created', mismatch);
+  }
   browser.onDisconnected(() => void gateway.sessions.end(session, 'its browser went away (it crashed or was killed)', 'crashed'));
   if (spec.emulation) await emulate(gateway, session, spec);
   if (downloadsEnabled) await keepDownloads(gateway, session);
