@@ -292,6 +292,7 @@ const DENSITY_SIDES: { name: string; what: string; caps: object; config?: Record
   { name: 'wdgate, 32 a browser', what: 'pool.sessionsPerBrowser 32', caps: WDGATE_CAPS, config: { pool: { sessionsPerBrowser: 32 } } },
   { name: 'wdgate, V8 optimize-for-size', what: '`--js-flags=--optimize-for-size`', ...withArgs(['--lang=en-US', '--js-flags=--optimize-for-size']) },
   { name: 'wdgate, V8 semi-space 1 MB', what: '`--js-flags=--max-semi-space-size=1`', ...withArgs(['--lang=en-US', '--js-flags=--max-semi-space-size=1']) },
+  { name: 'wdgate, GPU in the browser process', what: '`--in-process-gpu` (the GPU thread in the browser process: one process fewer a browser)', ...withArgs(['--lang=en-US', '--in-process-gpu']) },
   { name: 'wdgate, HTTP cache 1 MB', what: '`--disk-cache-size=1048576`', ...withArgs(['--lang=en-US', '--disk-cache-size=1048576']) },
   { name: 'wdgate, Firefox', what: 'browserName firefox (Firefox ESR; nothing warm: no Chromium beside it)', caps: { browserName: 'firefox' }, config: { pool: { minWarm: 0 } } },
   {

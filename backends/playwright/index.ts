@@ -92,16 +92,13 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
       if ('reason' in display) return { ok: false, reason: display.reason };
       const { headless, args } = display;
       const acceptInsecureCerts = caps.acceptInsecureCerts === true;
+      // What the browser is launched with: in its pool key and its spec alike.
+      const launch = { engine, binary, args, prefs, headless, acceptInsecureCerts };
       const spec: PlaywrightLaunchSpec = {
         backend: 'playwright',
         key: JSON.stringify({
           backend: 'playwright',
-          engine,
-          binary,
-          args,
-          prefs,
-          headless,
-          acceptInsecureCerts,
+          ...launch,
           // Playwright sets emulation per context, and its profile and defaults per launch.
           ...(Object.keys(contextOptions).length > 0 && { contextOptions }),
           ...(chrome?.localState.length && { localState: chrome.localState }),
@@ -118,12 +115,7 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
           // Window bounds exist only through Chromium's CDP session.
           setWindowRect: engine === 'chromium',
         },
-        engine,
-        binary,
-        args,
-        prefs,
-        headless,
-        acceptInsecureCerts,
+        ...launch,
         seed,
         contextOptions,
         env: firefox?.env ?? [],

@@ -125,6 +125,16 @@ async function raw(driver: WebDriver, method: string, path: string, body?: unkno
   return gw.client.raw(method, `/session/${(await driver.getSession()).getId()}${path}`, body);
 }
 
+/** A platform authenticator that keeps passkeys and verifies its user (no one is asked). */
+function passkeyAuthenticator(): VirtualAuthenticatorOptions {
+  const options = new VirtualAuthenticatorOptions();
+  options.setTransport('internal' as never);
+  options.setHasResidentKey(true);
+  options.setHasUserVerification(true);
+  options.setIsUserVerified(true);
+  return options;
+}
+
 describe('Chromium (native backend)', () => {
   test("Set Permission (selenium's setPermission): granted, denied, prompt, for this session's context only", async () => {
     const [a, b] = await Promise.all([chromeDriver(), chromeDriver()]);
@@ -158,12 +168,7 @@ describe('Chromium (native backend)', () => {
       assert.equal(caps.get('webauthn:virtualAuthenticators'), true);
       assert.equal(caps.get('webauthn:extension:prf'), true);
       await driver.get(site.page('<p>passkeys</p>'));
-      const options = new VirtualAuthenticatorOptions();
-      options.setTransport('internal' as never);
-      options.setHasResidentKey(true);
-      options.setHasUserVerification(true);
-      options.setIsUserVerified(true);
-      await driver.addVirtualAuthenticator(options);
+      await driver.addVirtualAuthenticator(passkeyAuthenticator());
       // The page registers a passkey: the authenticator answers, no user is asked.
       const created = await driver.executeAsyncScript<string>(`const done = arguments[0];
         navigator.credentials.create({publicKey: {rp: {id: 'localhost', name: 'site'}, user: {id: new Uint8Array([1, 2, 3]), name: 'ann', displayName: 'Ann'},
@@ -338,12 +343,7 @@ describe('Chromium (Playwright backend, through its CDP sessions)', () => {
         await driver.setPermission('geolocation', state);
         assert.equal(await permissionState(driver, 'geolocation'), state);
       }
-      const options = new VirtualAuthenticatorOptions();
-      options.setTransport('internal' as never);
-      options.setHasResidentKey(true);
-      options.setHasUserVerification(true);
-      options.setIsUserVerified(true);
-      await driver.addVirtualAuthenticator(options);
+      await driver.addVirtualAuthenticator(passkeyAuthenticator());
       const created = await driver.executeAsyncScript<string>(`const done = arguments[0];
         navigator.credentials.create({publicKey: {rp: {id: 'localhost', name: 'site'}, user: {id: new Uint8Array([1]), name: 'ann', displayName: 'Ann'},
           challenge: new Uint8Array(16), pubKeyCredParams: [{type: 'public-key', alg: -7}], authenticatorSelection: {residentKey: 'required'}}}).then((c) => done(c.id), (e) => done('error ' + e.name))`);
