@@ -14,7 +14,7 @@
 //        npm run bench -- --only density [--density-sessions 32,64 --density-seconds 20 --density-idle 10 --density-sides wdgate,chromedriver]
 //                                        (only the density rows: bench/density.ts; written to bench/results-density.md)
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
@@ -310,7 +310,7 @@ async function densityRows(chromedriver: Server): Promise<string[]> {
   const only = values['density-sides']?.split(',');
   const rows: DensityRow[] = [];
   const most = Math.max(...DENSITY_SESSIONS);
-  for (const side of DENSITY_SIDES.filter((s) => !only || only.some((o) => s.name.includes(o)))) {
+  for (const side of DENSITY_SIDES.filter((s) => !only || only.some((o) => s.name === o || (!DENSITY_SIDES.some((d) => d.name === o) && s.name.includes(o))))) {
     // The pool's idle timeout short, so that the contexts it prepared for the rate the sessions
     // were opened at go before the sessions are measured (a steady state of N sessions).
     const config = { maxSessions: most, logLevel: 'warn', ...side.config, pool: { idleTimeout: CHURN_IDLE_TIMEOUT_MS, ...(side.config?.pool as object) } };
@@ -342,7 +342,11 @@ if (values.only === 'density') {
   try {
     const table = (await densityRows(chromedriver)).join('\n');
     console.log(`\n${table}\n`);
-    writeFileSync(new URL('./results-density.md', import.meta.url), `# Density benchmark results\n\nWritten by \`npm run bench -- --only density\` (${new Date().toISOString().slice(0, 10)}).\n\n${table}\n`);
+    const file = new URL('./results-density.md', import.meta.url);
+    const date = new Date().toISOString().slice(0, 10);
+    // A run of some sides adds its table below the file's (an A/B of one change); a whole run replaces the file.
+    if (values['density-sides'] && existsSync(file)) appendFileSync(file, `\n## A run of some sides (\`--density-sides ${values['density-sides']}\`, ${date})\n\n${table}\n`);
+    else writeFileSync(file, `# Density benchmark results\n\nWritten by \`npm run bench -- --only density\` (${date}).\n\n${table}\n`);
   } finally {
     await chromedriver.stop();
     await pages.close();
