@@ -32,6 +32,9 @@ import { densityPage, densityTable, measureDensity, type DensityRow } from './de
 import { pssMiB } from './procs.ts';
 import { WINDOW, commandMix, inTurn, median, newSession, recorder, settledInTurn, time, type Samples } from './measure.ts';
 
+/** The churn row's client counts when none are given (a run of others adds its table to the results file). */
+const CHURN_CLIENTS_DEFAULT = '2,6,16';
+
 const { values } = parseArgs({
   options: {
     iterations: { type: 'string', default: '30' },
@@ -44,7 +47,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     'trace-mode': { type: 'string', default: 'retain-on-failure' },
     'cpu-prof': { type: 'string' },
-    'churn-clients': { type: 'string', default: '2,6,16' },
+    'churn-clients': { type: 'string', default: CHURN_CLIENTS_DEFAULT },
     'churn-seconds': { type: 'string', default: '60' },
     'density-sessions': { type: 'string', default: '32,64' },
     'density-seconds': { type: 'string', default: '20' },
@@ -53,6 +56,17 @@ const { values } = parseArgs({
   },
 });
 const ALONE = ['churn', 'density', 'tests', 'tracing'];
+
+/**
+ * A results file as the bench writes it: a whole run replaces it; a run of some of its rows
+ * (`part`: which, as its options said) adds its table below the file's, dated (an A/B of one change).
+ */
+function writeResults(file: string, title: string, command: string, table: string, part?: string | false): void {
+  const url = new URL(`./${file}`, import.meta.url);
+  const date = new Date().toISOString().slice(0, 10);
+  if (part && existsSync(url)) appendFileSync(url, `\n## A run of ${part} (${date})\n\n${table}\n`);
+  else writeFileSync(url, `# ${title}\n\nWritten by \`${command}\` (${date}).\n\n${table}\n`);
+}
 if (values.only !== undefined && !ALONE.includes(values.only)) throw new Error(`--only: one of ${ALONE.join(', ')}, not ${JSON.stringify(values.only)}`);
 const CHURN_CLIENTS = values['churn-clients'].split(',').map(Number);
 const CHURN_SECONDS = Number(values['churn-seconds']);
@@ -342,11 +356,7 @@ if (values.only === 'density') {
   try {
     const table = (await densityRows(chromedriver)).join('\n');
     console.log(`\n${table}\n`);
-    const file = new URL('./results-density.md', import.meta.url);
-    const date = new Date().toISOString().slice(0, 10);
-    // A run of some sides adds its table below the file's (an A/B of one change); a whole run replaces the file.
-    if (values['density-sides'] && existsSync(file)) appendFileSync(file, `\n## A run of some sides (\`--density-sides ${values['density-sides']}\`, ${date})\n\n${table}\n`);
-    else writeFileSync(file, `# Density benchmark results\n\nWritten by \`npm run bench -- --only density\` (${date}).\n\n${table}\n`);
+    writeResults('results-density.md', 'Density benchmark results', 'npm run bench -- --only density', table, values['density-sides'] && `some sides: \`--density-sides ${values['density-sides']}\``);
   } finally {
     await chromedriver.stop();
     await pages.close();
@@ -359,7 +369,8 @@ if (values.only === 'churn') {
   try {
     const table = (await churnRows(chromedriver)).join('\n');
     console.log(`\n${table}\n`);
-    writeFileSync(new URL('./results-churn.md', import.meta.url), `# Churn benchmark results\n\nWritten by \`npm run bench -- --only churn\` (${new Date().toISOString().slice(0, 10)}).\n${table}\n`);
+    const some = values['churn-clients'] !== CHURN_CLIENTS_DEFAULT;
+    writeResults('results-churn.md', 'Churn benchmark results', 'npm run bench -- --only churn', table.trimStart(), some ? `some client counts: \`--churn-clients ${values['churn-clients']}\`` : undefined);
   } finally {
     await chromedriver.stop();
     await pages.close();
