@@ -199,6 +199,10 @@ export async function createPlaywrightBackend(options: PlaywrightOptions): Promi
                 args: [
                   ...['--disable-dev-shm-usage', '--disable-gpu', '--window-size=1280,800'].filter((a) => !excluded.has(a.slice(2).split('=')[0]!)),
                   ...spec.args,
+                  // A mobile device's user agent for the whole browser too (its key is the device's
+                  // alone): Playwright sets it on each page as it attaches, and a popup's first
+                  // request sometimes left before that (1 run in 4 under load) with the desktop's.
+                  ...(spec.contextOptions.userAgent !== undefined ? [`--user-agent=${spec.contextOptions.userAgent}`] : []),
                 ],
               });
       } catch (e) {
