@@ -3,7 +3,7 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import type { AnyBackend, BackendEnvironment } from '../backends/backend.ts';
 import { createBackends, removeDeadGatewayDirs } from '../backends/index.ts';
 import { LAUNCHER_DIR_PREFIX, parentDeathAvailable, prepareLaunchers, removeLaunchers } from '../backends/parent-death.ts';
-import { browserIdentity, BrowserUserError, letBrowsersThrough, readableByBrowsers, setUpBrowserUser } from '../backends/policy/index.ts';
+import { browserIdentity, BrowserUserError, keepFromSessions, letBrowsersThrough, readableByBrowsers, setUpBrowserUser } from '../backends/policy/index.ts';
 import { createLogger, type Logger } from './base/log.ts';
 import { Pool } from './pool/pool.ts';
 import { SESSION_DIR_PREFIX } from './webdriver/session.ts';
@@ -181,6 +181,7 @@ export async function startGateway(config: Config, log: Logger = createLogger(co
   }
   // Every principal's traces and videos: the gateway's own, never the browsers'.
   for (const dir of [history.store.config.directory, recordings.directory]) browserNotes.push(...(await keepFromBrowsers(dir)));
+  await keepFromSessions([history.store.config.directory, recordings.directory]);
   for (const note of browserNotes) (/WITHOUT/.test(note) ? log.warn.bind(log) : log.info.bind(log))({ event: 'browsers' }, note);
   const logins = new UiLogins();
   const access: AccessPolicy = {
@@ -303,6 +304,8 @@ async function setUpBrowsers(config: Config, tlsKey: string | undefined): Promis
     notes.push(...(await letBrowsersThrough(config.tempDir)));
     const configHasSecrets = config.authTokens.length > 0 || Object.values(config.remote.upstreams).some((url) => new URL(url).password !== '');
     const secrets = [config.authTokenFile, tlsKey, configHasSecrets ? config.configFile : null];
+    // Whatever the browsers' user may read, a file input never gets these (nor the history and recordings: below).
+    await keepFromSessions([config.authTokenFile, tlsKey, config.configFile]);
     for (const file of secrets) {
       if (file && identity && (await readableByBrowsers(file))) {
         throw new BrowserUserError(`${file} holds secrets and the browsers' user ${identity.name} can read it: make it readable by the gateway's user only (chmod 600 ${file})`);

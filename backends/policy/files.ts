@@ -21,6 +21,19 @@ export interface SessionFiles extends Reach {
 
 const inside = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 
+/**
+ * The gateway's own files (its secrets, its history and recordings; real paths): no file input
+ * gets them, whoever the principal. A file the browsers' user cannot read is copied for a principal
+ * with `files` by the gateway, which can read these: without this, Send Keys would hand a page
+ * every principal's token.
+ */
+const gatewayFiles = new Set<string>();
+
+/** Keep these files and directories (each with what is in it) from every session's file inputs. */
+export async function keepFromSessions(paths: readonly (string | null | undefined)[]): Promise<void> {
+  for (const path of paths) if (path) gatewayFiles.add(await realpath(path).catch(() => resolve(path)));
+}
+
 /** The directories `files` may read from, real paths; null: anywhere. */
 async function readableDirectories(files: SessionFiles): Promise<string[] | null> {
   const own = await files.ownDirectory();
@@ -52,6 +65,10 @@ export async function checkReadableFiles(paths: readonly string[], files: Sessio
             ? `file ${file} is outside the directories file inputs may read (fileInputDirectories: ${allowed.join(', ')})`
             : `file ${file} is not this session's: a session may give a page the files it uploaded (/se/file)${allowed.length > 1 ? ` or files in ${allowed.slice(0, -1).join(', ')}` : ''}; this principal may not reach the machine's other files`,
         );
+      }
+      // (After the check above: a principal without `files` learns nothing of which files these are.)
+      if ([...gatewayFiles].some((own) => inside(real, own))) {
+        throw new FileRefusal(`file ${file} is the gateway's own (its secrets, history or recordings): no session may give it to a page`);
       }
       return path;
     }),

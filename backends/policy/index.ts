@@ -28,7 +28,7 @@ export { unpackExtension, decodeBase64, extensionDigest, ARCHIVE_LIMITS } from '
 export { allowedBinary } from './binaries.ts';
 export { checkMiniBrowserArgs } from './webkit.ts';
 export { navigationRefusal, fetchRefusal, type Reach } from './urls.ts';
-export { checkReadableFiles, filesForBrowser, directoryRefusal, FileRefusal, type SessionFiles } from './files.ts';
+export { checkReadableFiles, filesForBrowser, directoryRefusal, keepFromSessions, FileRefusal, type SessionFiles } from './files.ts';
 export { cdpRefusal } from './cdp.ts';
 export { bidiRefusal } from './bidi.ts';
 export {

@@ -246,6 +246,10 @@ describe("a principal allowed files gives a page the machine's files, as the bro
         args: [],
       });
       assert.deepEqual(read, ['fixture.txt', 'eight by']);
+      // Never the gateway's own files, though the gateway could read and copy them: not the tokens file.
+      const refused = await s.fails('POST', `/element/${await s.find('#f')}/value`, { text: tokenFile }, 'invalid argument', 400);
+      assert.match(refused.message, /is the gateway's own/);
+      assert.deepEqual(await s.execute('return [...document.getElementById("f").files].map((f) => f.name)'), ['fixture.txt']);
       const { contexts } = await bidi.call('browsingContext.getTree');
       const { result } = await bidi.call('script.evaluate', { expression: 'document.getElementById("f")', target: { context: contexts[0].context }, awaitPromise: false });
       const answer = await bidi.command('input.setFiles', { context: contexts[0].context, element: { sharedId: result.sharedId }, files: [file] });
