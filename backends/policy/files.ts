@@ -48,10 +48,14 @@ async function readableDirectories(files: SessionFiles): Promise<string[] | null
  */
 export async function checkReadableFiles(paths: readonly string[], files: SessionFiles): Promise<string[]> {
   const allowed = await readableDirectories(files);
+  const own = await files.ownDirectory();
   return Promise.all(
     paths.map(async (file) => {
       if (file === '') throw new FileRefusal('a file path is empty');
       const path = resolve(file);
+      // Without `files`, a path outside the session's directories is refused before the machine is
+      // looked at: whether a file exists there is none of the session's business.
+      if (!files.files && allowed && ![...allowed, ...(own ? [own] : [])].some((dir) => inside(path, dir))) throw notTheSessions(file, allowed);
       let real: string;
       try {
         await access(path);
@@ -60,11 +64,7 @@ export async function checkReadableFiles(paths: readonly string[], files: Sessio
         throw new FileRefusal(`file not found: ${file}`);
       }
       if (allowed && !allowed.some((dir) => inside(real, dir))) {
-        throw new FileRefusal(
-          files.files
-            ? `file ${file} is outside the directories file inputs may read (fileInputDirectories: ${allowed.join(', ')})`
-            : `file ${file} is not this session's: a session may give a page the files it uploaded (/se/file)${allowed.length > 1 ? ` or files in ${allowed.slice(0, -1).join(', ')}` : ''}; this principal may not reach the machine's other files`,
-        );
+        throw files.files ? new FileRefusal(`file ${file} is outside the directories file inputs may read (fileInputDirectories: ${allowed.join(', ')})`) : notTheSessions(file, allowed);
       }
       // (After the check above: a principal without `files` learns nothing of which files these are.)
       if ([...gatewayFiles].some((own) => inside(real, own))) {
@@ -73,6 +73,11 @@ export async function checkReadableFiles(paths: readonly string[], files: Sessio
       return path;
     }),
   );
+}
+
+function notTheSessions(file: string, allowed: string[]): FileRefusal {
+  const others = allowed.length > 1 ? ` or files in ${allowed.slice(0, -1).join(', ')}` : '';
+  return new FileRefusal(`file ${file} is not this session's: a session may give a page the files it uploaded (/se/file)${others}; this principal may not reach the machine's other files`);
 }
 
 /**
