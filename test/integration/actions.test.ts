@@ -454,7 +454,11 @@ describe('invalid argument', () => {
   test('nothing is dispatched when any action is invalid', async () => {
     await focusedPage();
     await bad([keys('k', down('a'), up('a')), mouse('m', move(1, 1), press(-1))]);
-    assert.deepEqual(await events(), []);
+    // What these actions would dispatch: the key's events, a move to (1, 1), a press. (Under load
+    // the browser's own hover update for the new document — a mouseover or mousemove where an
+    // earlier test left the pointer — can come after the page cleared its list; it is not theirs.)
+    const dispatched = (await events()).filter((e) => !/^(mouse|pointer)(move|over)$/.test(e.type) || (e.x === 1 && e.y === 1));
+    assert.deepEqual(dispatched, []);
   });
 });
 
