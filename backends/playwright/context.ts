@@ -46,7 +46,7 @@ import { PlaywrightInput } from './input.ts';
 import { consoleLogEntry, pageErrorLogEntry, PlaywrightExtensions } from './extensions.ts';
 import { followMainFrameLoading } from './loading.ts';
 import { PlaywrightNetwork } from './network.ts';
-import { PendingNavigations } from './pending.ts';
+import { BEFOREUNLOAD_WATCH, PendingNavigations } from './pending.ts';
 import { UtilityWorld } from './utility.ts';
 
 export type Engine = 'chromium' | 'firefox';
@@ -81,6 +81,8 @@ export class PlaywrightContext implements DrivenBrowser {
   readonly #prompts = new PromptGuard<Page>();
   readonly #input: PlaywrightInput;
   readonly #pendingNavigations = new PendingNavigations();
+  /** Firefox: when the input a command sends began (Date.now()), until its wait for a navigation. */
+  readonly #inputAt = new WeakMap<Page, number>();
   readonly #consoleListeners: ((entry: ConsoleEntry) => void)[] = [];
   readonly #pageErrorListeners: ((error: PageError) => void)[] = [];
   readonly #browserLogListeners: ((entry: BrowserLogEntry) => void)[] = [];
@@ -95,7 +97,7 @@ export class PlaywrightContext implements DrivenBrowser {
   private constructor(context: BrowserContext, engine: Engine, version: string, first: Page) {
     this.#context = context;
     this.#engine = engine;
-    this.#input = new PlaywrightInput(context, engine, (page, work) => this.#unblocked(page, work));
+    this.#input = new PlaywrightInput(context, engine, (page, work) => this.#unblocked(page, async () => (await this.#beforeInput(page), await work())));
     this.#network = new PlaywrightNetwork(context, (page) => this.#states.get(page)?.handle);
     this.#extensions = new PlaywrightExtensions(context, engine);
     // Chromium's own automation (its DevTools protocol): absent on Firefox, so that New Session
@@ -395,6 +397,8 @@ export class PlaywrightContext implements DrivenBrowser {
 
   async waitForPendingNavigation(handle: string, strategy: PageLoadStrategy, timeoutMs: number): Promise<void> {
     const page = this.#pages.get(handle);
+    const since = page && this.#inputAt.get(page);
+    if (page) this.#inputAt.delete(page);
     // The input closed its own window (a link to window.close()): nothing to wait for.
     if (strategy === 'none' || !page || page.isClosed()) return;
     // A navigation the last input started must reach the request events first. A link's
@@ -402,6 +406,11 @@ export class PlaywrightContext implements DrivenBrowser {
     // answered, which needs the prompt's event (Firefox: it can come well after 100 ms under
     // load), so the bound is longer; a prompt that stays open ends the wait (the guard).
     await afterNextTask((expression) => this.#unblocked(page, () => page.evaluate(expression)), PROMPT_EVENT_BOUND_MS);
+    // Firefox may report the request later still: the document says whether a navigation began.
+    if (since !== undefined) {
+      const at = await this.#unblocked(page, () => this.#utility.call(page.mainFrame(), BEFOREUNLOAD_WATCH, 'function () { return this.beforeUnloadAt(); }', [])).catch(() => 0);
+      if (typeof at === 'number') this.#pendingNavigations.begun(page, since, at);
+    }
     try {
       await this.#navigation(page, async () => {
         if (!(await this.#pendingNavigations.settled(page, timeoutMs))) throw new NavigationTimeoutError(`navigation did not finish within ${timeoutMs} ms`);
@@ -411,6 +420,17 @@ export class PlaywrightContext implements DrivenBrowser {
       // The input closed its own window (a link to window.close()): nothing to wait for.
       if (!page.isClosed()) throw e;
     }
+  }
+
+  /**
+   * Firefox: before a command's first input, the watch on the document's beforeunload (once per
+   * document, in the utility world) and the input's time, for waitForPendingNavigation.
+   */
+  async #beforeInput(page: Page): Promise<void> {
+    if (this.#engine !== 'firefox' || this.#inputAt.has(page)) return;
+    // A document going away under it has no navigation to tell of: the time is what matters.
+    await this.#utility.install(page.mainFrame(), BEFOREUNLOAD_WATCH).catch(() => {});
+    this.#inputAt.set(page, Date.now());
   }
 
   async currentUrl(handle: string): Promise<string> {

@@ -57,6 +57,12 @@ export class UtilityWorld {
     }
   }
 
+  /** Compile `library` in the frame's current document's utility world, unless it is there. */
+  async install(frame: Frame, library: string): Promise<void> {
+    const context = await serverOf<ServerFrame>(frame).context('utility');
+    await this.#library(frame, context, library);
+  }
+
   /** The frame element `declaration` returns in the frame's utility world: the client frame it contains, or null. */
   async contentFrame(frame: Frame, candidates: Frame[], declaration: string, args: unknown[]): Promise<Frame | null> {
     const context = await serverOf<ServerFrame>(frame).context('utility');
