@@ -53,6 +53,12 @@ const events = async (type?: string | string[]): Promise<any[]> => {
   return types ? all.filter((e) => types.includes(e.type)) : all;
 };
 const clearEvents = () => s.execute('window.events = []');
+// Firefox gives a newly loaded document a trusted mouseover where the pointer already is (24–46 ms
+// after the document began, measured): under load it can come after focusedPage cleared the list.
+// Where a test expects nothing dispatched, those are left out — a mouseover at one of the points
+// the test's actions name is kept.
+const exceptHoverUpdates = (list: any[], ...points: [number, number][]) =>
+  list.filter((e) => e.type !== 'mouseover' || points.some(([x, y]) => e.x === x && e.y === y));
 async function el(css: string): Promise<string> {
   const ref = await s.execute('return document.querySelector(arguments[0])', [css]);
   assert.ok(ref?.[ELEMENT], `no element ${css}`);
@@ -404,7 +410,7 @@ describe('release actions', () => {
     await focusedPage();
     assert.equal(await release(), null);
     assert.equal(await release(), null);
-    assert.deepEqual(await events(), []);
+    assert.deepEqual(exceptHoverUpdates(await events()), []);
   });
 });
 
@@ -454,11 +460,7 @@ describe('invalid argument', () => {
   test('nothing is dispatched when any action is invalid', async () => {
     await focusedPage();
     await bad([keys('k', down('a'), up('a')), mouse('m', move(1, 1), press(-1))]);
-    // What these actions would dispatch: the key's events, a move to (1, 1), a press. (Under load
-    // the browser's own hover update for the new document — a mouseover or mousemove where an
-    // earlier test left the pointer — can come after the page cleared its list; it is not theirs.)
-    const dispatched = (await events()).filter((e) => !/^(mouse|pointer)(move|over)$/.test(e.type) || (e.x === 1 && e.y === 1));
-    assert.deepEqual(dispatched, []);
+    assert.deepEqual(exceptHoverUpdates(await events(), [1, 1]), []);
   });
 });
 
