@@ -53,21 +53,21 @@ export async function checkReadableFiles(paths: readonly string[], files: Sessio
     paths.map(async (file) => {
       if (file === '') throw new FileRefusal('a file path is empty');
       const path = resolve(file);
-      // Without `files`, a path outside the session's directories is refused before the machine is
-      // looked at: whether a file exists there is none of the session's business.
-      if (!files.files && allowed && ![...allowed, ...(own ? [own] : [])].some((dir) => inside(path, dir))) throw notTheSessions(file, allowed);
       let real: string;
       try {
         await access(path);
         real = await realpath(path);
       } catch {
+        // Without `files`, a missing file outside the session's directories is refused as an
+        // existing one there is: whether a file exists on the machine is none of its business.
+        if (!files.files && allowed && ![...allowed, ...(own ? [own] : [])].some((dir) => inside(path, dir))) throw notTheSessions(file, allowed);
         throw new FileRefusal(`file not found: ${file}`);
       }
       if (allowed && !allowed.some((dir) => inside(real, dir))) {
         throw files.files ? new FileRefusal(`file ${file} is outside the directories file inputs may read (fileInputDirectories: ${allowed.join(', ')})`) : notTheSessions(file, allowed);
       }
       // (After the check above: a principal without `files` learns nothing of which files these are.)
-      if ([...gatewayFiles].some((own) => inside(real, own))) {
+      if ([...gatewayFiles].some((kept) => inside(real, kept))) {
         throw new FileRefusal(`file ${file} is the gateway's own (its secrets, history or recordings): no session may give it to a page`);
       }
       return path;

@@ -173,6 +173,16 @@ test('files: a session hands a page its own uploads; the machine\'s other files 
     await assert.rejects(checkReadableFiles(['/nonexistent/x'], files(true)), /file not found/);
     assert.equal((await checkReadableFiles([join(dir, 'secret.txt')], files(true))).length, 1);
     await assert.rejects(checkReadableFiles([join(dir, 'secret.txt')], files(true, [own])), /outside the directories file inputs may read/);
+    // Without files: a missing file outside is refused as an existing one is (no existence oracle);
+    // missing in the session's own folder, it is not found.
+    await assert.rejects(checkReadableFiles([join(dir, 'missing.txt')], files(false)), /is not this session's/);
+    await assert.rejects(checkReadableFiles([join(own, 'missing.txt')], files(false)), /file not found/);
+    // An allowed directory (real paths, as the gateway keeps them) named through a link to it: judged by where it leads.
+    const shared = join(dir, 'shared');
+    await mkdir(shared);
+    await writeFile(join(shared, 'doc.txt'), 'shared');
+    await symlink(shared, join(dir, 'shared-link'));
+    assert.equal((await checkReadableFiles([join(dir, 'shared-link', 'doc.txt')], files(false, [shared]))).length, 1);
   }));
 
 test('CDP: navigations, loads, downloads, file inputs and machine-reaching domains are checked', () =>
