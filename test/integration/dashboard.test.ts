@@ -99,6 +99,8 @@ test('log in with a token: an HttpOnly, SameSite=Strict cookie, never the token;
     assert.equal(cookie?.httpOnly, true);
     assert.equal(cookie?.sameSite, 'Strict');
     assert.ok(!cookie?.value.includes(TOKENS.alice));
+    // The page shows itself, then fills its header from the socket's first state.
+    await page.waitForFunction(() => document.getElementById('who')!.textContent !== '');
     assert.match(await page.$eval('#who', (e) => e.textContent!), /^alice/);
     assert.doesNotMatch(gw.output(), new RegExp(TOKENS.alice));
   } finally {
